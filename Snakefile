@@ -1,0 +1,26 @@
+# fairstats compendium: raw data -> filters -> 4 models x 250 folds -> fairness tests -> tables and figures.
+# Run: snakemake --cores all            (default experiment, config/config.yaml)
+#      snakemake --cores all --configfile config/teaching.yaml
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/compas.smk"
+include: "workflow/rules/nij.smk"
+include: "workflow/rules/battery.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

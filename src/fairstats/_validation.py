@@ -1,0 +1,64 @@
+"""Small input checks shared by the public functions.
+
+Each public function validates its input in a private ``_<name>_iv`` helper that calls these. Messages name
+the parameter, the column and the offending value, so that a user can fix the input without reading code.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def as_list(value: str | Sequence[str], *, name: str) -> list[str]:
+    """Return ``value`` as a list of column names (a single name becomes a one-element list)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise TypeError(f"`{name}` must be a column name or a non-empty list of column names, got {value!r}")
+
+
+def require_frame(data: object, *, name: str = "data") -> pd.DataFrame:
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"`{name}` must be a pandas DataFrame, got {type(data).__name__}")
+    if len(data) == 0:
+        raise ValueError(f"`{name}` is empty (0 rows)")
+    return data
+
+
+def require_columns(data: pd.DataFrame, columns: Iterable[str], *, where: str = "data") -> None:
+    """Raise ``KeyError``-like ``ValueError`` naming each missing column and the closest existing name."""
+    missing = [c for c in columns if c not in data.columns]
+    if not missing:
+        return
+    hints = []
+    for c in missing:
+        close = difflib.get_close_matches(c, [str(x) for x in data.columns], n=1)
+        hints.append(f"{c!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ValueError(f"{where}: missing column(s) {', '.join(hints)}")
+
+
+def require_no_nan(data: pd.DataFrame, columns: Iterable[str], *, where: str = "data") -> None:
+    """Raise ``ValueError`` naming the first column with missing values, how many, and the first row."""
+    for c in columns:
+        isna = data[c].isna().to_numpy()
+        if isna.any():
+            first = data.index[np.flatnonzero(isna)[0]]
+            raise ValueError(
+                f"{where}: column {c!r} has {int(isna.sum())} missing value(s) (NaN), first at row {first!r}"
+            )
+
+
+def require_values(data: pd.DataFrame, column: str, allowed: Iterable[object], *, where: str = "data") -> None:
+    """Raise ``ValueError`` naming the column and the first value outside ``allowed``."""
+    allowed = list(allowed)
+    bad = ~data[column].isin(allowed)
+    if bad.any():
+        value = data.loc[bad, column].iloc[0]
+        raise ValueError(
+            f"{where}: column {column!r} has value {value!r} outside the expected set {sorted(map(str, allowed))}"
+        )

@@ -1,0 +1,32 @@
+"""One figure style for the compendium, and saving figures as PNG and PDF."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+#: Diverging palette for residuals (centred on 0) and a qualitative one for groups.
+DIVERGING = "vlag"
+QUALITATIVE = "colorblind"
+
+
+def set_style() -> None:
+    """Set the compendium's seaborn style (call once at the top of a notebook)."""
+    sns.set_theme(context="notebook", style="whitegrid", palette=QUALITATIVE)
+    plt.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight"})
+
+
+def save_figure(fig: plt.Figure, path: str | os.PathLike, *, pdf: bool = True) -> Path:
+    """Save ``fig`` to ``path`` (PNG) and, if ``pdf``, beside it as PDF; return the PNG path."""
+    path = Path(path).with_suffix(".png")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    if pdf:
+        fig.savefig(path.with_suffix(".pdf"))
+    return path

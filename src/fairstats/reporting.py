@@ -1,0 +1,81 @@
+"""Writing tables: tidy CSV at full precision plus a rounded Markdown rendering, both written atomically.
+
+Also the shared vocabulary of ``results/published-vs-reproduced.csv``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Columns of results/published-vs-reproduced.csv (and of every piece that feeds it).
+PVR_COLUMNS = ["paper", "table", "row", "column", "published", "reproduced", "source", "matches", "note"]
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename.
+
+    A crash or an exception leaves either the old file or none, never a half-written one.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def to_markdown(frame: pd.DataFrame, *, digits: int = 3, index: bool = False) -> str:
+    """Render ``frame`` as a GitHub Markdown table, floats rounded to ``digits`` (display only)."""
+    df = frame.reset_index() if index else frame
+    cols = [str(c) for c in df.columns]
+
+    def fmt(v: object) -> str:
+        if isinstance(v, float | np.floating):
+            return "" if np.isnan(v) else f"{v:.{digits}f}"
+        if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+            return ""
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(fmt(v) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(
+    frame: pd.DataFrame, csv_path: str | os.PathLike, *, digits: int = 3, markdown: bool = True, title: str = ""
+) -> Path:
+    """Write ``frame`` as CSV (full precision) and, beside it, ``.md`` (rounded to ``digits``)."""
+    csv_path = Path(csv_path)
+    atomic_write_text(csv_path, frame.to_csv(index=False, lineterminator="\n"))
+    if markdown:
+        head = f"# {title}\n\n" if title else ""
+        atomic_write_text(csv_path.with_suffix(".md"), head + to_markdown(frame, digits=digits))
+    return csv_path
+
+
+def matches_at_printed_precision(published: str, reproduced: float) -> bool:
+    """True when ``reproduced`` rounds to the printed ``published`` number at the printed precision.
+
+    ``published`` is the number as printed (a string such as ``"0.656"``, ``"-6.3"``, ``"4020"``); its
+    count of decimals sets the precision. Minus signs printed as U+2212 are accepted.
+    """
+    text = str(published).strip().replace("\u2212", "-").replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    value = float(text)
+    if not np.isfinite(reproduced):
+        return False
+    # compare by rounding ours to the printed precision (half away from zero, as printed tables do)
+    scale = 10.0**decimals
+    ours = np.sign(reproduced) * np.floor(abs(reproduced) * scale + 0.5 + 1e-9) / scale
+    return bool(abs(ours - value) < 0.5 / scale)

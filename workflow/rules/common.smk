@@ -1,0 +1,17 @@
+# Shared paths, wildcard constraints and target lists. Each rule file defines <name>_targets();
+# rule all asks for the union.
+RESULTS = f"results/{config['experiment']}"
+RAW = "data/raw"
+INTERIM = f"data/interim/{config['experiment']}"
+
+
+wildcard_constraints:
+    experiment="[a-z0-9_]+",
+    filter="|".join(sorted(config["compas"]["presets"])),
+    preset="|".join(["paper", "clean"]),
+    model="|".join(["lr", "lda", "rf", "xgb"]),
+    chunk=r"\d+",
+
+
+def all_targets():
+    return compas_targets() + nij_targets() + battery_targets() + report_targets()

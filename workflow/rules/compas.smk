@@ -1,0 +1,5 @@
+# Rules for the compas stage.
+
+
+def compas_targets():
+    return []

@@ -1,0 +1,5 @@
+# Rules for the data stage.
+
+
+def data_targets():
+    return []

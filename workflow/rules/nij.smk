@@ -1,0 +1,5 @@
+# Rules for the nij stage.
+
+
+def nij_targets():
+    return []
