@@ -13,5 +13,9 @@ wildcard_constraints:
     chunk=r"\d+",
 
 
+# Pieces of the published-vs-reproduced table; each stage appends the files it writes.
+PVR_PIECES = []
+
+
 def all_targets():
     return compas_targets() + nij_targets() + battery_targets() + report_targets()

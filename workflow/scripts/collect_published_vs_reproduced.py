@@ -1,0 +1,17 @@
+"""Concatenate every stage's published-vs-reproduced piece into the one judged table."""
+
+import logging
+
+from fairstats.reporting import (
+    atomic_write_text,
+    collect_published_vs_reproduced,
+    summarise_published_vs_reproduced,
+    write_table,
+)
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
+table = collect_published_vs_reproduced(list(snakemake.input.pieces))  # noqa: F821
+atomic_write_text(snakemake.output.table, table.to_csv(index=False, lineterminator="\n"))  # noqa: F821
+summary = summarise_published_vs_reproduced(table)
+write_table(summary, snakemake.output.summary, title="Published vs reproduced: matches per table")  # noqa: F821
+logging.info("%d numbers, %d matching", len(table), int(summary["matching"].sum()))
