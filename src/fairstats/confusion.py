@@ -1,0 +1,768 @@
+"""Equal confusion fairness: test, parity error and post hoc residual analysis (paper A).
+
+A decision system is *equal-confusion fair* when every sensitive group has the same distribution over the
+cells of the confusion matrix. The data become a contingency matrix ``O`` (q groups x r confusion cells) and:
+
+* :func:`equal_confusion_test` runs Pearson's chi-squared test of independence on ``O`` (paper A, Eq. 1-2),
+  with the effect size, Cochran's rule, both post hoc cut-offs, and a Monte-Carlo permutation p-value when
+  Cochran's rule fails;
+* :func:`confusion_parity_error` is Cramér's V of ``O`` (Eq. 3);
+* :func:`adjusted_residuals` are the adjusted standardized residuals of ``O`` (Eq. 4);
+* :func:`confusion_table` is ``O`` itself, labelled; :func:`confusion_ratios` the paper's ratio tables.
+
+The statistics come from scipy (``chi2_contingency``, ``contingency.association``) and statsmodels
+(``Table.standardized_resids``); only the vectorised permutation statistic is written out here.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from scipy.stats.contingency import association
+from statsmodels.stats.contingency_tables import Table
+from statsmodels.stats.multitest import multipletests
+
+from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
+
+__all__ = [
+    "BINARY_CELLS",
+    "COHEN_W",
+    "EFFECT_SIZE_SOURCE",
+    "EqualConfusionResult",
+    "SmallExpectedCountWarning",
+    "adjusted_residuals",
+    "confusion_parity_error",
+    "confusion_ratios",
+    "confusion_table",
+    "effect_size_thresholds",
+    "equal_confusion_test",
+]
+
+#: Binary cells in the paper's printed order: (label, y_pred, y_true).
+BINARY_CELLS: tuple[tuple[str, int, int], ...] = (("TP", 1, 1), ("FN", 0, 1), ("FP", 1, 0), ("TN", 0, 0))
+
+#: Cohen's w for a small, medium and large effect (Cohen 1988, Sec. 7.2.3).
+COHEN_W: dict[str, float] = {"small": 0.1, "medium": 0.3, "large": 0.5}
+
+#: Where the Cramér's V thresholds come from (paper A's Table II follows Cohen; its text is not available).
+EFFECT_SIZE_SOURCE = (
+    "Cohen (1988), Statistical Power Analysis for the Behavioral Sciences, 2nd ed., Sec. 7.2.3: "
+    "w = 0.1 / 0.3 / 0.5 (small / medium / large); for Cramer's V divided by sqrt(df*), "
+    "df* = min(q - 1, r - 1), as in paper A's Table II (ref. [31])"
+)
+
+#: Cochran's rule (paper A, Sec. III-E, ref. [37]): at least this share of expected counts >= 5, none < 1.
+COCHRAN_SHARE = 0.8
+
+
+class SmallExpectedCountWarning(UserWarning):
+    """Cochran's rule fails: some expected counts are small, so the chi-squared p-value is approximate.
+
+    :func:`equal_confusion_test` then also reports a Monte-Carlo permutation p-value.
+    """
+
+
+@dataclass(frozen=True)
+class _Contingency:
+    observed: pd.DataFrame  # groups x cells, int64
+    cells: pd.DataFrame  # one row per kept cell: cell, y_pred, y_true
+    group_columns: tuple[str, ...]
+    notes: tuple[str, ...]
+    row_codes: np.ndarray  # per data row: index of its (kept) group
+    cell_codes: np.ndarray  # per data row: index of its (kept) cell
+
+
+def _sorted_unique(values: pd.Series, *, name: str, column: str) -> list:
+    """Distinct values of ``values`` in sorted order (categories in their declared order)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return list(values.cat.categories)
+    uniques = pd.unique(values.to_numpy())
+    try:
+        return sorted(uniques.tolist())
+    except TypeError:
+        raise TypeError(
+            f"`{name}`: column {column!r} mixes values that cannot be sorted "
+            f"({sorted({type(v).__name__ for v in uniques.tolist()})}); use one type"
+        ) from None
+
+
+def _is_binary(labels: list) -> bool:
+    return all(isinstance(v, bool | int | float | np.integer | np.floating) and v in (0, 1) for v in labels)
+
+
+def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
+    data = require_frame(data, name="data")
+    group_columns = as_list(group, name="group")
+    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
+        if not isinstance(value, str):
+            raise TypeError(f"`{name}` must be one column name, got {value!r}")
+    if len(set(group_columns)) != len(group_columns):
+        raise ValueError(f"`group` lists a column twice: {group_columns!r}")
+    clash = sorted(set(group_columns) & {y_true, y_pred})
+    if clash:
+        raise ValueError(f"`group` column {clash[0]!r} is also `y_true` or `y_pred`")
+    columns = [*group_columns, y_true, y_pred]
+    require_columns(data, columns, where="`data`")
+    require_no_nan(data, columns, where="`data`")
+
+    # Groups: every combination of the listed columns' values, in sorted order (empty ones dropped below).
+    levels = [_sorted_unique(data[c], name="group", column=c) for c in group_columns]
+    codes = []
+    for column, lev in zip(group_columns, levels, strict=True):
+        idx = pd.Index(lev).get_indexer(data[column].to_numpy())
+        codes.append(idx)
+    shape = tuple(len(lev) for lev in levels)
+    row_full = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
+    combos = [tuple(c) for c in np.ndindex(*shape)]
+    row_labels = [" - ".join(str(levels[k][i]) for k, i in enumerate(combo)) for combo in combos]
+
+    # Outcome cells: binary 0/1 labels give TP, FN, FP, TN; otherwise one cell per (y_pred, y_true) pair.
+    label_set = set(_sorted_unique(data[y_true], name="y_true", column=y_true))
+    label_set |= set(_sorted_unique(data[y_pred], name="y_pred", column=y_pred))
+    try:
+        labels = sorted(label_set)
+    except TypeError:
+        raise TypeError(
+            f"`y_true` {y_true!r} and `y_pred` {y_pred!r} hold labels of different types that cannot be "
+            f"sorted together: {sorted(map(repr, label_set))}"
+        ) from None
+    if _is_binary(labels):
+        yt = data[y_true].to_numpy().astype(np.int64)
+        yp = data[y_pred].to_numpy().astype(np.int64)
+        cell_full = (1 - yt) * 2 + (1 - yp)
+        cell_rows = [(label, p, t) for label, p, t in BINARY_CELLS]
+    else:
+        index = pd.Index(labels)
+        ip = index.get_indexer(data[y_pred].to_numpy())
+        it = index.get_indexer(data[y_true].to_numpy())
+        k = len(labels)
+        cell_full = ip * k + it
+        cell_rows = [(f"pred={p}, true={t}", p, t) for p in labels for t in labels]
+
+    q_full, r_full = len(row_labels), len(cell_rows)
+    counts = np.bincount(row_full * r_full + cell_full, minlength=q_full * r_full).reshape(q_full, r_full)
+    keep_rows = counts.sum(axis=1) > 0
+    keep_cols = counts.sum(axis=0) > 0
+    notes = [f"group {row_labels[i]!r} has no cases and is left out" for i in np.flatnonzero(~keep_rows)]
+    notes += [
+        f"cell {cell_rows[j][0]!r} (y_pred={cell_rows[j][1]!r}, y_true={cell_rows[j][2]!r}) has no cases "
+        "in any group and is left out"
+        for j in np.flatnonzero(~keep_cols)
+    ]
+    kept_labels = [row_labels[i] for i in np.flatnonzero(keep_rows)]
+    if len(kept_labels) < 2:
+        raise ValueError(
+            f"`group` {group_columns!r} has a single group {kept_labels[0]!r} in `data`; "
+            "the equal confusion test compares at least two groups"
+        )
+    if keep_cols.sum() < 2:
+        only = [cell_rows[j][0] for j in np.flatnonzero(keep_cols)]
+        raise ValueError(
+            f"`y_true` {y_true!r} / `y_pred` {y_pred!r} give fewer than two outcome cells (only {only!r}); "
+            "the test needs at least two"
+        )
+    observed = pd.DataFrame(
+        counts[np.ix_(keep_rows, keep_cols)].astype(np.int64),
+        index=pd.Index(kept_labels, name="group"),
+        columns=pd.Index([cell_rows[j][0] for j in np.flatnonzero(keep_cols)], name="cell"),
+    )
+    cells = pd.DataFrame(
+        [cell_rows[j] for j in np.flatnonzero(keep_cols)], columns=["cell", "y_pred", "y_true"]
+    )
+    row_map = np.cumsum(keep_rows) - 1
+    col_map = np.cumsum(keep_cols) - 1
+    return _Contingency(
+        observed=observed,
+        cells=cells,
+        group_columns=tuple(group_columns),
+        notes=tuple(notes),
+        row_codes=row_map[row_full].astype(np.int64),
+        cell_codes=col_map[cell_full].astype(np.int64),
+    )
+
+
+def confusion_table(
+    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+) -> pd.DataFrame:
+    """Contingency matrix ``O``: one row per sensitive group, one column per confusion cell.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per person.
+    group : str or list of str
+        Sensitive attribute column(s). A list means intersectional groups, labelled by joining the values in
+        the listed order with ``" - "`` (e.g. ``["sex", "race"]`` gives ``"Female - African-American"``).
+    y_true, y_pred : str
+        Columns of the true and the predicted label (binary 0/1, or any number of classes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integer counts; index ``group`` (sorted), columns ``cell``. Binary 0/1 labels give the cells
+        ``TP, FN, FP, TN`` (paper A's order); other labels one column ``"pred=a, true=b"`` per
+        (y_pred, y_true) pair in sorted order. Groups and cells without any case are left out;
+        ``attrs["notes"]`` says which, and ``attrs["cells"]`` maps each cell to its (y_pred, y_true) pair.
+
+    Raises
+    ------
+    ValueError
+        Missing column, NaN in one of the columns, a single group, fewer than two outcome cells.
+    TypeError
+        ``data`` not a DataFrame, or a column name not a string.
+
+    Notes
+    -----
+    Row :math:`i` of :math:`\\mathbf{O}` is group :math:`i`'s confusion matrix, flattened (paper A, Fig. 1).
+
+    References
+    ----------
+    F. Gursoy, I. A. Kakadiaris, "Equal Confusion Fairness: Measuring Group-Based Disparities in Automated
+    Decision Systems", ICDMW 2022, pp. 137-146, Sec. III-A, Fig. 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
+    >>> confusion_table(df, group="g", y_true="y", y_pred="p").to_numpy().tolist()
+    [[1, 0, 1, 0], [0, 1, 0, 1]]
+    """
+    table = _contingency_iv(data, group, y_true, y_pred)
+    out = table.observed.copy()
+    out.attrs["notes"] = list(table.notes)
+    out.attrs["cells"] = table.cells.to_dict(orient="records")
+    return out
+
+
+def confusion_parity_error(
+    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+) -> float:
+    """Confusion parity error: Cramér's V of the contingency matrix (paper A, Eq. 3).
+
+    Parameters
+    ----------
+    data, group, y_true, y_pred
+        As in :func:`confusion_table`.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 = the groups' confusion distributions are identical.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`confusion_table`.
+
+    Notes
+    -----
+    .. math:: \\phi = \\sqrt{\\frac{\\chi^2}{n \\, \\min(q - 1, r - 1)}}
+
+    with :math:`\\chi^2` Pearson's statistic without continuity correction
+    (``scipy.stats.contingency.association(O, method="cramer", correction=False)``).
+
+    References
+    ----------
+    Paper A (Gursoy and Kakadiaris 2022), Eq. 3; H. Cramér, Mathematical Methods of Statistics, 1946.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
+    >>> confusion_parity_error(df, group="g", y_true="y", y_pred="p")
+    1.0
+    """
+    observed = _contingency_iv(data, group, y_true, y_pred).observed
+    return float(association(observed.to_numpy(), method="cramer", correction=False))
+
+
+def _residuals(observed: pd.DataFrame) -> pd.DataFrame:
+    values = Table(observed.to_numpy(dtype=float), shift_zeros=False).standardized_resids
+    return pd.DataFrame(np.asarray(values, dtype=float), index=observed.index, columns=observed.columns)
+
+
+def adjusted_residuals(
+    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+) -> pd.DataFrame:
+    """Adjusted standardized residuals of the contingency matrix (paper A, Eq. 4).
+
+    Parameters
+    ----------
+    data, group, y_true, y_pred
+        As in :func:`confusion_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same labels as :func:`confusion_table`; each value is approximately standard normal under
+        independence. Positive: the group has more cases in this cell than expected.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`confusion_table`.
+
+    Notes
+    -----
+    .. math:: R_{ij} = \\frac{O_{ij} - E_{ij}}{\\sqrt{E_{ij}\\,(1 - O_{i*}/n)\\,(1 - O_{*j}/n)}},
+        \\qquad E_{ij} = \\frac{O_{i*} O_{*j}}{n}
+
+    computed by ``statsmodels.stats.contingency_tables.Table(O, shift_zeros=False).standardized_resids``
+    (without ``shift_zeros=False`` statsmodels would add 0.5 to every cell of a table with a zero). Same as
+    R's ``chisq.test(O, correct = FALSE)$stdres``.
+
+    References
+    ----------
+    Paper A, Eq. 4; A. Agresti, Categorical Data Analysis, 3rd ed., 2013, Sec. 3.3.1 (ref. [34]).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
+    >>> round(float(adjusted_residuals(df, group="g", y_true="y", y_pred="p").loc["a", "TP"]), 4)
+    1.1547
+    """
+    return _residuals(_contingency_iv(data, group, y_true, y_pred).observed)
+
+
+def effect_size_thresholds(df_star: int) -> dict[str, float]:
+    """Lower bounds of Cramér's V for a small, medium, large effect: Cohen's w / sqrt(df*).
+
+    Parameters
+    ----------
+    df_star : int
+        ``min(q - 1, r - 1)`` of the contingency matrix, at least 1.
+
+    Returns
+    -------
+    dict
+        ``{"small": 0.1 / sqrt(df*), "medium": 0.3 / sqrt(df*), "large": 0.5 / sqrt(df*)}`` (not rounded;
+        paper A's Table II prints them to two decimals, e.g. df* = 3: 0.06 / 0.17 / 0.29).
+
+    References
+    ----------
+    See :data:`EFFECT_SIZE_SOURCE`.
+    """
+    if isinstance(df_star, bool) or not isinstance(df_star, int | np.integer) or df_star < 1:
+        raise ValueError(f"`df_star` must be an integer >= 1, got {df_star!r}")
+    return {name: w / math.sqrt(df_star) for name, w in COHEN_W.items()}
+
+
+def _effect_size_label(v: float, thresholds: dict[str, float]) -> str:
+    label = "negligible"
+    for name in ("small", "medium", "large"):
+        if v >= thresholds[name]:
+            label = name
+    return label
+
+
+def _permutation_pvalue(
+    row_codes: np.ndarray,
+    cell_codes: np.ndarray,
+    expected: np.ndarray,
+    statistic: float,
+    *,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> float:
+    """Monte-Carlo permutation p-value of Pearson's statistic with both margins fixed.
+
+    Shuffling the group labels over people keeps every group's size and every cell's total, so ``expected``
+    stays the same for every resample. p = (1 + #{X*_b >= X_obs}) / (1 + B), with a relative tolerance of
+    64 machine epsilons on ``>=`` as in R's ``chisq.test(simulate.p.value = TRUE)``.
+    """
+    q, r = expected.shape
+    n = row_codes.size
+    batch = max(1, min(n_resamples, 2_000_000 // max(n, 1)))
+    at_least = 0
+    threshold = statistic * (1.0 - 64 * np.finfo(float).eps)
+    done = 0
+    while done < n_resamples:
+        b = min(batch, n_resamples - done)
+        shuffled = rng.permuted(np.broadcast_to(row_codes, (b, n)), axis=1)
+        flat = (np.arange(b)[:, None] * (q * r) + shuffled * r + cell_codes[None, :]).ravel()
+        tables = np.bincount(flat, minlength=b * q * r).reshape(b, q, r)
+        stat = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
+        at_least += int((stat >= threshold).sum())
+        done += b
+    return (1.0 + at_least) / (1.0 + n_resamples)
+
+
+@dataclass(frozen=True, eq=False)
+class EqualConfusionResult:
+    """Result of :func:`equal_confusion_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        Pearson's chi-squared statistic (no continuity correction).
+    pvalue : float
+        Asymptotic p-value from the chi-squared distribution with ``df`` degrees of freedom.
+    df : int
+        Degrees of freedom ``(q - 1)(r - 1)``.
+    n : int
+        Number of people.
+    observed, expected, residuals : pandas.DataFrame
+        Groups x cells: counts, expected counts under independence, adjusted standardized residuals.
+    cramers_v : float
+        Confusion parity error (Cramér's V).
+    df_star : int
+        ``min(q - 1, r - 1)``, which sets the effect-size thresholds.
+    effect_size : str
+        ``"negligible"``, ``"small"``, ``"medium"`` or ``"large"`` by :attr:`effect_size_thresholds`.
+    effect_size_thresholds : dict
+        Lower bounds of V for small/medium/large: Cohen's w / sqrt(df*).
+    effect_size_source : str
+        Where those thresholds come from.
+    cochran_share_ge5 : float
+        Share of expected counts that are at least 5.
+    cochran_min_expected : float
+        Smallest expected count.
+    cochran_ok : bool
+        Cochran's rule: share >= 0.8 and no expected count below 1.
+    alpha, posthoc_alpha, posthoc_strict_alpha : float
+        Levels used: the test; the Bonferroni family of residuals; the fixed strict cut-off.
+    reject : bool
+        ``pvalue < alpha``.
+    strict_cutoff : float
+        ``z`` for a two-sided ``posthoc_strict_alpha`` (3.2905 for 0.001).
+    bonferroni_cutoff : float
+        ``z`` for a two-sided ``posthoc_alpha / (q r)``.
+    flag_strict, flag_bonferroni : pandas.DataFrame
+        Groups x cells, ``True`` where ``|residual|`` exceeds the cut-off.
+    pvalue_permutation : float
+        Monte-Carlo permutation p-value; NaN when not computed.
+    n_resamples : int
+        Resamples behind ``pvalue_permutation`` (0 when not computed).
+    group_columns : tuple of str
+        The sensitive attribute column(s).
+    cells : pandas.DataFrame
+        Cell key: ``cell, y_pred, y_true``.
+    notes : tuple of str
+        Groups or cells left out because they had no case.
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    n: int
+    observed: pd.DataFrame
+    expected: pd.DataFrame
+    residuals: pd.DataFrame
+    cramers_v: float
+    df_star: int
+    effect_size: str
+    effect_size_thresholds: dict[str, float]
+    effect_size_source: str
+    cochran_share_ge5: float
+    cochran_min_expected: float
+    cochran_ok: bool
+    alpha: float
+    posthoc_alpha: float
+    posthoc_strict_alpha: float
+    reject: bool
+    strict_cutoff: float
+    bonferroni_cutoff: float
+    flag_strict: pd.DataFrame
+    flag_bonferroni: pd.DataFrame
+    pvalue_permutation: float
+    n_resamples: int
+    group_columns: tuple[str, ...]
+    cells: pd.DataFrame
+    notes: tuple[str, ...] = field(default=())
+
+    def to_record(self) -> dict[str, object]:
+        """One flat record of the test (no tables): statistic, pvalue, df, n, V, effect size, Cochran, ..."""
+        return {
+            "group": " x ".join(self.group_columns),
+            "statistic": self.statistic,
+            "pvalue": self.pvalue,
+            "df": self.df,
+            "n": self.n,
+            "n_groups": int(self.observed.shape[0]),
+            "n_cells": int(self.observed.shape[1]),
+            "cramers_v": self.cramers_v,
+            "df_star": self.df_star,
+            "effect_size": self.effect_size,
+            "threshold_small": self.effect_size_thresholds["small"],
+            "threshold_medium": self.effect_size_thresholds["medium"],
+            "threshold_large": self.effect_size_thresholds["large"],
+            "cochran_share_ge5": self.cochran_share_ge5,
+            "cochran_min_expected": self.cochran_min_expected,
+            "cochran_ok": self.cochran_ok,
+            "pvalue_permutation": self.pvalue_permutation,
+            "n_resamples": self.n_resamples,
+            "alpha": self.alpha,
+            "reject": self.reject,
+            "strict_cutoff": self.strict_cutoff,
+            "bonferroni_cutoff": self.bonferroni_cutoff,
+            "n_flag_strict": int(self.flag_strict.to_numpy().sum()),
+            "n_flag_bonferroni": int(self.flag_bonferroni.to_numpy().sum()),
+            "notes": "; ".join(self.notes),
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy per-cell table: one row per (group, cell), in the order of :attr:`observed`.
+
+        Columns: ``group, cell, y_pred, y_true, observed, expected, residual, pvalue`` (two-sided normal
+        p-value of the residual), ``pvalue_adj`` (Bonferroni over the q r cells, capped at 1),
+        ``flag_strict``, ``flag_bonferroni``.
+        """
+        groups = self.observed.index.to_numpy()
+        cells = self.observed.columns.to_numpy()
+        q, r = self.observed.shape
+        residual = self.residuals.to_numpy().ravel()
+        pvalue = 2.0 * stats.norm.sf(np.abs(residual))
+        pvalue_adj = multipletests(pvalue, method="bonferroni")[1]
+        key = self.cells.set_index("cell")
+        return pd.DataFrame(
+            {
+                "group": np.repeat(groups, r),
+                "cell": np.tile(cells, q),
+                "y_pred": np.tile(key.loc[cells, "y_pred"].to_numpy(), q),
+                "y_true": np.tile(key.loc[cells, "y_true"].to_numpy(), q),
+                "observed": self.observed.to_numpy().ravel(),
+                "expected": self.expected.to_numpy().ravel(),
+                "residual": residual,
+                "pvalue": pvalue,
+                "pvalue_adj": pvalue_adj,
+                "flag_strict": self.flag_strict.to_numpy().ravel(),
+                "flag_bonferroni": self.flag_bonferroni.to_numpy().ravel(),
+            }
+        )
+
+
+def _check_level(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not 0 < value < 1:
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _equal_confusion_test_iv(
+    data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
+):
+    table = _contingency_iv(data, group, y_true, y_pred)
+    levels = (
+        _check_level(alpha, "alpha"),
+        _check_level(posthoc_alpha, "posthoc_alpha"),
+        _check_level(posthoc_strict_alpha, "posthoc_strict_alpha"),
+    )
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
+    if permutation not in ("auto", "always", "never"):
+        raise ValueError(f"`permutation` must be 'auto', 'always' or 'never', got {permutation!r}")
+    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator | np.random.SeedSequence)):
+        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    return table, levels
+
+
+def equal_confusion_test(
+    data: pd.DataFrame,
+    *,
+    group: str | Sequence[str],
+    y_true: str,
+    y_pred: str,
+    alpha: float = 0.01,
+    posthoc_alpha: float = 0.05,
+    posthoc_strict_alpha: float = 0.001,
+    n_resamples: int = 9999,
+    permutation: Literal["auto", "always", "never"] = "auto",
+    rng: int | np.random.Generator | None = None,
+) -> EqualConfusionResult:
+    """Equal confusion test: are the groups' confusion matrices drawn from one distribution?
+
+    Pearson's chi-squared test of independence between the sensitive group and the confusion cell
+    (paper A, Sec. III), with the confusion parity error (Cramér's V) and its effect-size label, Cochran's
+    rule, and the post hoc analysis of adjusted standardized residuals at two cut-offs.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per person.
+    group : str or list of str
+        Sensitive attribute column(s); a list means intersectional groups ("Female - African-American").
+    y_true, y_pred : str
+        Columns of the true and the predicted label (binary 0/1 or multi-class).
+    alpha : float, default 0.01
+        Level of the test (paper A rejects at p < 0.01); sets ``reject``.
+    posthoc_alpha : float, default 0.05
+        Family level of the residual analysis, Bonferroni-corrected over the q r cells.
+    posthoc_strict_alpha : float, default 0.001
+        Level of the fixed strict cut-off (0.001 gives |R| > 3.29).
+    n_resamples : int, default 9999
+        Monte-Carlo resamples of the permutation p-value.
+    permutation : {"auto", "always", "never"}, default "auto"
+        When to compute the permutation p-value: "auto" only when Cochran's rule fails.
+    rng : int, numpy.random.Generator or None
+        Seed or generator of the permutation (``numpy.random.default_rng(rng)``); pass a seed for
+        reproducible results.
+
+    Returns
+    -------
+    EqualConfusionResult
+        Every field is documented on the class; ``to_frame()`` gives the tidy per-cell table,
+        ``to_record()`` one summary record.
+
+    Raises
+    ------
+    ValueError
+        Missing column, NaN, a single group, fewer than two outcome cells, a level outside (0, 1),
+        ``n_resamples`` < 1.
+    TypeError
+        ``data`` not a DataFrame, column names not strings, ``rng`` of another type.
+
+    Warns
+    -----
+    SmallExpectedCountWarning
+        When Cochran's rule fails (fewer than 80 % of expected counts >= 5, or any below 1).
+
+    Notes
+    -----
+    With :math:`O` the q x r contingency matrix and :math:`n` its total,
+
+    .. math:: E_{ij} = \\frac{O_{i*} O_{*j}}{n}, \\qquad
+        \\chi^2 = \\sum_{i,j} \\frac{(O_{ij} - E_{ij})^2}{E_{ij}}, \\qquad df = (q - 1)(r - 1)
+
+    (``scipy.stats.chi2_contingency(O, correction=False)``); Cramér's V and the residuals as in
+    :func:`confusion_parity_error` and :func:`adjusted_residuals`. A residual is flagged when
+    :math:`|R_{ij}| > z_{1 - a/2}` with :math:`a` = ``posthoc_strict_alpha`` (strict) or
+    :math:`a` = ``posthoc_alpha`` / (q r) (Bonferroni). The asymptotic p-value assumes the expected counts
+    are large (Cochran's rule); the permutation p-value shuffles group labels over people (both margins
+    fixed) and does not.
+
+    References
+    ----------
+    F. Gursoy, I. A. Kakadiaris, "Equal Confusion Fairness: Measuring Group-Based Disparities in Automated
+    Decision Systems", ICDMW 2022, pp. 137-146, doi:10.1109/ICDMW58026.2022.00027, Eq. 1-4 and Table II;
+    W. G. Cochran, "Some methods for strengthening the common chi-squared tests", Biometrics 10, 1954
+    (ref. [37]); A. C. A. Hope, "A simplified Monte Carlo significance test procedure", JRSS B 30, 1968.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": list("aaaaaabbbbbb"), "y": [1, 1, 1, 0, 0, 0] * 2,
+    ...                    "p": [1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0]})
+    >>> res = equal_confusion_test(df, group="g", y_true="y", y_pred="p", permutation="never")
+    >>> res.df, round(res.statistic, 3), res.observed.loc["a"].tolist()
+    (3, 1.867, [2, 1, 1, 2])
+    """
+    table, (alpha, posthoc_alpha, posthoc_strict_alpha) = _equal_confusion_test_iv(
+        data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
+    )
+    observed = table.observed
+    o = observed.to_numpy()
+    q, r = o.shape
+    chi2 = stats.chi2_contingency(o, correction=False)
+    expected_values = np.asarray(chi2.expected_freq, dtype=float)
+    expected = pd.DataFrame(expected_values, index=observed.index, columns=observed.columns)
+    residuals = _residuals(observed)
+    cramers_v = float(association(o, method="cramer", correction=False))
+    df_star = int(min(q - 1, r - 1))
+    thresholds = effect_size_thresholds(df_star)
+
+    share_ge5 = float((expected_values >= 5).mean())
+    min_expected = float(expected_values.min())
+    cochran_ok = bool(share_ge5 >= COCHRAN_SHARE and min_expected >= 1)
+    if not cochran_ok:
+        message = (
+            f"group {list(table.group_columns)!r}: Cochran's rule fails ({share_ge5:.0%} of expected "
+            f"counts >= 5, smallest {min_expected:.3g}); the chi-squared p-value is approximate"
+        )
+        if permutation != "never":
+            message += f", see the permutation p-value ({n_resamples} resamples)"
+        warnings.warn(SmallExpectedCountWarning(message), stacklevel=2)
+    do_permutation = permutation == "always" or (permutation == "auto" and not cochran_ok)
+    if do_permutation:
+        pvalue_perm = _permutation_pvalue(
+            table.row_codes,
+            table.cell_codes,
+            expected_values,
+            float(chi2.statistic),
+            n_resamples=int(n_resamples),
+            rng=np.random.default_rng(rng),
+        )
+    else:
+        pvalue_perm = float("nan")
+
+    strict_cutoff = float(stats.norm.isf(posthoc_strict_alpha / 2))
+    bonferroni_cutoff = float(stats.norm.isf(posthoc_alpha / (q * r) / 2))
+    return EqualConfusionResult(
+        statistic=float(chi2.statistic),
+        pvalue=float(chi2.pvalue),
+        df=int(chi2.dof),
+        n=int(o.sum()),
+        observed=observed,
+        expected=expected,
+        residuals=residuals,
+        cramers_v=cramers_v,
+        df_star=df_star,
+        effect_size=_effect_size_label(cramers_v, thresholds),
+        effect_size_thresholds=thresholds,
+        effect_size_source=EFFECT_SIZE_SOURCE,
+        cochran_share_ge5=share_ge5,
+        cochran_min_expected=min_expected,
+        cochran_ok=cochran_ok,
+        alpha=alpha,
+        posthoc_alpha=posthoc_alpha,
+        posthoc_strict_alpha=posthoc_strict_alpha,
+        reject=bool(chi2.pvalue < alpha),
+        strict_cutoff=strict_cutoff,
+        bonferroni_cutoff=bonferroni_cutoff,
+        flag_strict=residuals.abs() > strict_cutoff,
+        flag_bonferroni=residuals.abs() > bonferroni_cutoff,
+        pvalue_permutation=pvalue_perm,
+        n_resamples=int(n_resamples) if do_permutation else 0,
+        group_columns=table.group_columns,
+        cells=table.cells,
+        notes=table.notes,
+    )
+
+
+def confusion_ratios(
+    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+) -> pd.DataFrame:
+    """Paper A's ratio tables: each confusion cell as a share of the group and of its actual class.
+
+    Parameters
+    ----------
+    data, group, y_true, y_pred
+        As in :func:`confusion_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy, one row per (group, cell) in the order of :func:`confusion_table`: ``group, cell, y_pred,
+        y_true, observed, n, share_of_group`` (observed / group total) ``, actual_total, share_of_actual``
+        (observed / the group's count with this ``y_true``: TPR and FNR for actual positives, FPR and TNR for
+        actual negatives). Fractions in [0, 1], not percentages; NaN where a group has no case of that
+        actual class.
+
+    Notes
+    -----
+    Paper A's Tables VII, VIII and X show, for the actual positives and the actual negatives in turn, these
+    two shares as whole percentages.
+
+    References
+    ----------
+    Paper A (Gursoy and Kakadiaris 2022), Tables VII, VIII, X.
+    """
+    table = _contingency_iv(data, group, y_true, y_pred)
+    observed = table.observed
+    key = table.cells.set_index("cell").loc[observed.columns]
+    long = observed.stack().rename("observed").reset_index()
+    long["y_pred"] = key.loc[long["cell"], "y_pred"].to_numpy()
+    long["y_true"] = key.loc[long["cell"], "y_true"].to_numpy()
+    long["n"] = long.groupby("group", sort=False)["observed"].transform("sum")
+    long["share_of_group"] = long["observed"] / long["n"]
+    long["actual_total"] = long.groupby(["group", "y_true"], sort=False)["observed"].transform("sum")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        long["share_of_actual"] = long["observed"] / long["actual_total"].where(long["actual_total"] > 0)
+    cols = ["group", "cell", "y_pred", "y_true", "observed", "n", "share_of_group", "actual_total"]
+    return long[[*cols, "share_of_actual"]]
