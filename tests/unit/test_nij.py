@@ -242,7 +242,7 @@ def test_reader_rejects_empty_folder(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Official layout (fixture: 50 fold rows written back in the official format, see tests/fixtures/nij-official-sample.md)
+# Official layout: 50 fold rows written back in the official format (tests/fixtures/nij-official-sample.md)
 # ---------------------------------------------------------------------------------------------------------
 
 
