@@ -40,6 +40,8 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
+from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
+
 __all__ = [
     "CalibrationResult",
     "CalibrationIndependenceResult",
@@ -54,10 +56,6 @@ __all__ = [
 
 class EmptyBinWarning(UserWarning):
     """A bin (or well-calibration term) has a zero count in a denominator and is left out of the χ² sum."""
-
-
-class SmallExpectedCountWarning(UserWarning):
-    """A bin's 2×2 table has an expected count below ``min_expected`` and is left out of the test."""
 
 
 @dataclass(frozen=True)
