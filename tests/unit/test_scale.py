@@ -1,0 +1,256 @@
+"""Equal confusion test at scale: the code and streaming paths equal the DataFrame path on small data."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from fairstats.confusion import (
+    BINARY_CELLS,
+    SmallExpectedCountWarning,
+    confusion_table,
+    equal_confusion_test,
+)
+from fairstats.scale import (
+    binary_cell_codes,
+    confusion_table_from_codes,
+    confusion_table_parquet,
+    equal_confusion_test_parquet,
+    equal_confusion_test_table,
+)
+
+COLS = dict(y_true="y", y_pred="p")
+
+
+def _people(n: int = 997, *, seed: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "g": rng.choice(["c", "a", "b"], n, p=[0.5, 0.3, 0.2]),
+            "s": rng.choice(["M", "F"], n),
+            "y": rng.integers(0, 2, n),
+            "p": rng.integers(0, 2, n),
+        }
+    )
+
+
+DATA = _people()
+
+
+def _codes(frame: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
+    group_codes, groups = pd.factorize(frame["g"], sort=True)
+    cells = binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
+    return group_codes.astype(np.int8), list(groups), cells
+
+
+def _assert_same_table(ours: pd.DataFrame, theirs: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(ours, theirs, check_index_type=False)
+    assert ours.attrs["notes"] == theirs.attrs["notes"]
+    assert ours.attrs["cells"] == theirs.attrs["cells"]
+
+
+def _assert_same_result(ours, theirs) -> None:
+    record, expected = ours.to_record(), theirs.to_record()
+    assert record.keys() == expected.keys()
+    for key, value in expected.items():
+        if isinstance(value, float):
+            np.testing.assert_allclose(record[key], value, rtol=1e-12, atol=0, err_msg=key)
+        else:
+            assert record[key] == value, key
+    pd.testing.assert_frame_equal(ours.to_frame(), theirs.to_frame(), check_index_type=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(ours.expected, theirs.expected, check_index_type=False, rtol=1e-12)
+
+
+def test_binary_cell_codes_follow_the_paper_order():
+    codes = binary_cell_codes(np.array([1, 1, 0, 0]), y_pred=np.array([1, 0, 1, 0]))
+    assert codes.dtype == np.int8
+    assert [BINARY_CELLS[c][0] for c in codes] == ["TP", "FN", "FP", "TN"]
+    assert binary_cell_codes([True, False], y_pred=[False, False]).tolist() == [1, 3]
+
+
+@pytest.mark.parametrize("chunk_size", [1, 10, 1 << 16])
+def test_table_from_codes_equals_the_dataframe_table(chunk_size):
+    group_codes, groups, cells = _codes(DATA)
+    ours = confusion_table_from_codes(group_codes, cells, groups=groups, chunk_size=chunk_size)
+    _assert_same_table(ours, confusion_table(DATA, group="g", **COLS))
+    assert int(ours.to_numpy().sum()) == len(DATA)
+
+
+def test_table_from_codes_drops_empty_groups_and_cells_like_the_dataframe_path():
+    frame = DATA[(DATA["g"] != "b") & ~((DATA["y"] == 1) & (DATA["p"] == 0))]
+    categorical = frame.assign(g=pd.Categorical(frame["g"], categories=["a", "b", "c"]))
+    group_codes = categorical["g"].cat.codes.to_numpy()
+    cells = binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
+    ours = confusion_table_from_codes(group_codes, cells, groups=["a", "b", "c"], chunk_size=64)
+    theirs = confusion_table(categorical, group="g", **COLS)
+    _assert_same_table(ours, theirs)
+    assert list(ours.index) == ["a", "c"] and list(ours.columns) == ["TP", "FP", "TN"]
+    assert len(ours.attrs["notes"]) == 2
+
+
+def test_wide_tables_use_a_wider_code_type_and_still_count_exactly():
+    rng = np.random.default_rng(3)
+    q, r, n = 300, 5, 20_000  # q r = 1500 > int8: int16 codes
+    group_codes = rng.integers(0, q, n)
+    cell_codes = rng.integers(0, r, n).astype(np.uint8)
+    ours = confusion_table_from_codes(group_codes, cell_codes, groups=q, cells=r, chunk_size=999)
+    reference = np.zeros((q, r), dtype=np.int64)
+    np.add.at(reference, (group_codes, cell_codes), 1)
+    keep = reference.sum(axis=1) > 0
+    np.testing.assert_array_equal(ours.to_numpy(), reference[keep])
+
+
+def test_multiclass_cells_from_codes_equal_the_dataframe_table():
+    rng = np.random.default_rng(11)
+    n = 500
+    frame = pd.DataFrame(
+        {"g": rng.choice(["x", "y"], n), "y": rng.integers(0, 3, n), "p": rng.integers(0, 3, n)}
+    )
+    cells = [(f"pred={p}, true={t}", p, t) for p in range(3) for t in range(3)]
+    cell_codes = frame["p"].to_numpy() * 3 + frame["y"].to_numpy()
+    group_codes = (frame["g"] == "y").to_numpy().astype(np.int64)
+    ours = confusion_table_from_codes(group_codes, cell_codes, groups=["x", "y"], cells=cells)
+    _assert_same_table(ours, confusion_table(frame, group="g", **COLS))
+
+
+def test_test_on_a_table_equals_the_dataframe_test():
+    group_codes, groups, cells = _codes(DATA)
+    ours = equal_confusion_test_table(
+        confusion_table_from_codes(group_codes, cells, groups=groups, group="g")
+    )
+    theirs = equal_confusion_test(DATA, group="g", **COLS)
+    _assert_same_result(ours, theirs)
+    assert ours.group_columns == ("g",)
+    assert ours.cochran_ok and np.isnan(ours.pvalue_permutation)
+
+
+def test_test_on_the_dataframe_table_carries_its_labels():
+    table = confusion_table(DATA, group=["g", "s"], **COLS)
+    ours = equal_confusion_test_table(table)
+    theirs = equal_confusion_test(DATA, group=["g", "s"], **COLS)
+    pd.testing.assert_frame_equal(ours.to_frame(), theirs.to_frame(), rtol=1e-12)
+    assert ours.statistic == pytest.approx(theirs.statistic, rel=1e-12)
+
+
+def test_permutation_pvalue_from_the_table_agrees_with_shuffling_people():
+    frame = DATA.iloc[:40]
+    group_codes, groups, cells = _codes(frame)
+    table = confusion_table_from_codes(group_codes, cells, groups=groups, group="g")
+    with pytest.warns(SmallExpectedCountWarning, match="Cochran's rule fails"):
+        ours = equal_confusion_test_table(table, n_resamples=4000, rng=1)
+    with pytest.warns(SmallExpectedCountWarning):
+        again = equal_confusion_test_table(table, n_resamples=4000, rng=1)
+    with pytest.warns(SmallExpectedCountWarning):
+        theirs = equal_confusion_test(frame, group="g", **COLS, n_resamples=4000, rng=1)
+    assert ours.pvalue_permutation == again.pvalue_permutation  # seeded
+    assert ours.n_resamples == 4000
+    # same null distribution, different random stream: equal within Monte-Carlo error (sd <= 0.008 here)
+    assert abs(ours.pvalue_permutation - theirs.pvalue_permutation) < 0.04
+    assert ours.statistic == pytest.approx(theirs.statistic, rel=1e-12)
+
+
+def _write(frame: pd.DataFrame, path, *, row_group_size: int) -> None:
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, row_group_size=row_group_size)
+
+
+@pytest.mark.parametrize("group", ["g", ["g", "s"], ["s", "g"]])
+def test_streaming_table_equals_the_in_memory_table(tmp_path, group):
+    path = tmp_path / "people.parquet"
+    _write(DATA, path, row_group_size=100)
+    ours = confusion_table_parquet(path, group=group, **COLS, batch_size=37)
+    _assert_same_table(ours, confusion_table(pd.read_parquet(path), group=group, **COLS))
+
+
+def test_streaming_categorical_and_multiclass_columns(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "g": pd.Categorical(rng.choice(["u", "v", "w"], n), categories=["u", "v", "w"]),
+            "y": rng.choice(["hi", "lo", "mid"], n),
+            "p": rng.choice(["hi", "lo"], n),
+        }
+    )
+    path = tmp_path / "multi.parquet"
+    _write(frame, path, row_group_size=64)
+    ours = confusion_table_parquet(path, group="g", **COLS, batch_size=50)
+    _assert_same_table(ours, confusion_table(frame, group="g", **COLS))
+    assert "pred=hi, true=mid" in ours.columns
+
+
+def test_streaming_test_equals_the_in_memory_test(tmp_path):
+    path = tmp_path / "people.parquet"
+    _write(DATA, path, row_group_size=128)
+    ours = equal_confusion_test_parquet(path, group=["g", "s"], **COLS, batch_size=100)
+    theirs = equal_confusion_test(DATA, group=["g", "s"], **COLS)
+    _assert_same_result(ours, theirs)
+
+
+def test_streaming_refuses_missing_values_and_columns(tmp_path):
+    frame = DATA.astype({"y": "float64"})
+    frame.loc[150, "y"] = np.nan
+    path = tmp_path / "nan.parquet"
+    _write(frame, path, row_group_size=100)
+    with pytest.raises(ValueError, match=r"column 'y' has 1 missing value.*first at row 150"):
+        confusion_table_parquet(path, group="g", **COLS, batch_size=64)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['race'\]"):
+        confusion_table_parquet(path, group="race", **COLS)
+    with pytest.raises(ValueError, match="no parquet file"):
+        confusion_table_parquet(tmp_path / "absent.parquet", group="g", **COLS)
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    with pytest.raises(ValueError, match="not a readable parquet file"):
+        confusion_table_parquet(bad, group="g", **COLS)
+    with pytest.raises(ValueError, match="`batch_size` must be a positive integer"):
+        confusion_table_parquet(path, group="g", **COLS, batch_size=0)
+    with pytest.raises(ValueError, match="`group` column 'y' is also"):
+        confusion_table_parquet(path, group=["g", "y"], **COLS)
+
+
+def test_code_validation_names_the_parameter_and_value():
+    group_codes, groups, cells = _codes(DATA)
+    with pytest.raises(ValueError, match=r"`group_codes` must be codes 0..2 .*found 3 at position 5"):
+        confusion_table_from_codes(np.where(np.arange(len(DATA)) == 5, 3, group_codes), cells, groups=groups)
+    with pytest.raises(ValueError, match=r"`cell_codes` must be codes 0..3 .*found -1 at position 0"):
+        confusion_table_from_codes(group_codes, np.r_[-1, cells[1:]], groups=groups)
+    with pytest.raises(ValueError, match="differ in length"):
+        confusion_table_from_codes(group_codes[:-1], cells, groups=groups)
+    with pytest.raises(TypeError, match="`group_codes` must hold integer codes"):
+        confusion_table_from_codes(group_codes.astype(float), cells, groups=groups)
+    with pytest.raises(ValueError, match="`group_codes` is empty"):
+        confusion_table_from_codes(group_codes[:0], cells[:0], groups=groups)
+    with pytest.raises(ValueError, match="`chunk_size` must be a positive integer"):
+        confusion_table_from_codes(group_codes, cells, groups=groups, chunk_size=0)
+    with pytest.raises(ValueError, match="`groups` repeats a label"):
+        confusion_table_from_codes(group_codes, cells, groups=["a", "a", "b"])
+    with pytest.raises(ValueError, match="single group 'a'"):
+        confusion_table_from_codes(np.zeros(10, np.int8), cells[:10], groups=["a", "b"])
+    with pytest.raises(ValueError, match=r"`y_pred` must be binary \(0/1\), found 2 at position 1"):
+        binary_cell_codes([0, 1], y_pred=[0, 2])
+    with pytest.raises(ValueError, match="differ in length"):
+        binary_cell_codes([0, 1], y_pred=[0])
+
+
+def test_table_validation_names_the_problem():
+    table = pd.DataFrame([[5, 3], [2, 7]], index=["a", "b"], columns=["TP", "FN"])
+    with pytest.raises(ValueError, match=r"negative count -1 at group 'b', cell 'FN'"):
+        equal_confusion_test_table(table.replace(7, -1))
+    with pytest.raises(ValueError, match="cell 'FN' has no cases"):
+        equal_confusion_test_table(table.assign(FN=0))
+    with pytest.raises(ValueError, match="at least two groups and two cells"):
+        equal_confusion_test_table(table.iloc[:1])
+    with pytest.raises(TypeError, match="integer counts"):
+        equal_confusion_test_table(table.astype(float))
+    with pytest.raises(ValueError, match="`alpha` must be a number strictly between 0 and 1"):
+        equal_confusion_test_table(table, alpha=1.5)
+    with pytest.raises(ValueError, match="`permutation` must be"):
+        equal_confusion_test_table(table, permutation="sometimes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallExpectedCountWarning)
+        result = equal_confusion_test_table(table, permutation="never")
+    assert result.n == 17 and list(result.cells["y_pred"].isna()) == [True, True]
