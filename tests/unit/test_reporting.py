@@ -81,3 +81,14 @@ def test_atomic_write_leaves_no_partial_file_on_error(tmp_path):
 
 def test_to_markdown_blank_for_missing():
     assert "|  |" in to_markdown(pd.DataFrame({"x": [float("nan")]}))
+
+
+def test_atomic_write_gives_ordinary_permissions(tmp_path):
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        path = atomic_write_text(tmp_path / "t.txt", "x")
+    finally:
+        os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o644
