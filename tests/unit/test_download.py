@@ -217,7 +217,9 @@ def test_fetch_official_nij_records_sha256(server, tmp_path):
     www, base = server
     shutil.copyfile(OFFICIAL_SAMPLE, www / "rows.csv")
     dest = tmp_path / "ext" / "nij-official.csv"
-    download.fetch_official_nij(f"{base}/rows.csv?accessType=DOWNLOAD", dest, expected_rows=50)
+    log = tmp_path / "official.log"
+    download.fetch_official_nij(f"{base}/rows.csv?accessType=DOWNLOAD", dest, expected_rows=50, log=log)
+    assert log.read_text().endswith(f"ok: 50 rows, sha256 {download.sha256sum(OFFICIAL_SAMPLE)}\n")
     assert dest.read_bytes() == OFFICIAL_SAMPLE.read_bytes()
     record = (tmp_path / "ext" / "nij-official.csv.sha256").read_text()
     assert record == f"{download.sha256sum(OFFICIAL_SAMPLE)}  nij-official.csv\n"
@@ -239,3 +241,29 @@ def test_fetch_official_nij_refuses_wrong_content(server, tmp_path):
     with pytest.raises(ValueError, match="50 data rows, expected 25835"):
         download.fetch_official_nij(f"{base}/rows.csv", dest)
     assert list(dest.parent.iterdir()) == []
+
+
+def test_fetch_writes_its_log(server, tmp_path, manifest):
+    www, base = server
+    (www / "bad.csv").write_bytes(_corrupt((RAW / FOLD).read_bytes()))
+    log = tmp_path / "logs" / "fetch.log"
+    with pytest.raises(ChecksumError):
+        download.fetch(f"{base}/bad.csv", tmp_path / "x.csv", sha256=manifest[FOLD], log=log)
+    text = log.read_text()
+    assert "bad.csv" in text and "failed, no file written: ChecksumError" in text
+    shutil.copyfile(RAW / FOLD, www / "good.csv")
+    download.fetch(f"{base}/good.csv", tmp_path / "x.csv", sha256=manifest[FOLD], log=log)
+    assert log.read_text().endswith("downloaded, sha256 ok\n")
+
+
+def test_command_line(server, tmp_path, manifest, capsys):
+    www, base = server
+    shutil.copyfile(RAW / FOLD, www / "f.csv")
+    dest = tmp_path / "f.csv"
+    assert download.main([str(dest), "--url", f"{base}/f.csv", "--sha256", manifest[FOLD]]) == 0
+    assert dest.read_bytes() == (RAW / FOLD).read_bytes()
+    assert "ok:" in capsys.readouterr().out
+    (www / "f.csv").write_bytes(_corrupt((RAW / FOLD).read_bytes()))
+    with pytest.raises(ChecksumError):
+        download.main([str(tmp_path / "g.csv"), "--url", f"{base}/f.csv", "--sha256", manifest[FOLD]])
+    assert not (tmp_path / "g.csv").exists()

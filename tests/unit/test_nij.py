@@ -380,3 +380,6 @@ def test_official_row_count_and_file(tmp_path):
         nij.read_official(OFFICIAL_SAMPLE, expected_rows=nij.OFFICIAL_N_ROWS)
     with pytest.raises(ValueError, match="is not a file"):
         nij.read_official(tmp_path / "absent.csv")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(ValueError, match=r"empty\.csv.*not a readable CSV file"):
+        nij.read_official(tmp_path / "empty.csv")

@@ -278,7 +278,13 @@ def _fetch_iv(url: object, dest: object) -> tuple[str, Path]:
 
 
 def fetch(
-    url: str, dest: str | os.PathLike, *, sha256: str, force: bool = False, timeout: float = 60.0
+    url: str,
+    dest: str | os.PathLike,
+    *,
+    sha256: str,
+    force: bool = False,
+    timeout: float = 60.0,
+    log: str | os.PathLike | None = None,
 ) -> Path:
     """Download ``url`` to ``dest`` and keep it only if its sha256 is ``sha256``.
 
@@ -294,6 +300,8 @@ def fetch(
         Download even when ``dest`` already exists with the right sha256 (default: keep it, download nothing).
     timeout : float
         Seconds to wait for the server.
+    log : str or path-like, optional
+        A file in which to record what was done (the URL, the hashes, success or the error).
 
     Returns
     -------
@@ -316,15 +324,25 @@ def fetch(
     """
     url, dest = _fetch_iv(url, dest)
     expected = _sha256_iv(sha256)
-    if not force and dest.is_file() and sha256sum(dest) == expected:
-        return dest
-    tmp = _download_to_temp(url, dest, timeout=timeout)
+    lines = [f"fetch {url} -> {dest} (expected sha256 {expected})"]
     try:
-        verify_file(tmp, expected, name=f"{dest} (downloaded from {url})")
-        os.replace(tmp, dest)
+        if not force and dest.is_file() and sha256sum(dest) == expected:
+            lines.append("already present with this sha256: nothing downloaded")
+            return dest
+        tmp = _download_to_temp(url, dest, timeout=timeout)
+        try:
+            verify_file(tmp, expected, name=f"{dest} (downloaded from {url})")
+            os.replace(tmp, dest)
+        finally:
+            tmp.unlink(missing_ok=True)
+        lines.append("downloaded, sha256 ok")
+        return dest
+    except BaseException as exc:
+        lines.append(f"failed, no file written: {type(exc).__name__}: {exc}")
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
-    return dest
+        if log is not None:
+            atomic_write_text(log, "\n".join(lines) + "\n")
 
 
 def fetch_official_nij(
@@ -333,6 +351,7 @@ def fetch_official_nij(
     *,
     expected_rows: int | None = nij.OFFICIAL_N_ROWS,
     timeout: float = 300.0,
+    log: str | os.PathLike | None = None,
 ) -> Path:
     """Download the official NIJ full dataset, validate it by content, and record the sha256 that it had.
 
@@ -347,6 +366,8 @@ def fetch_official_nij(
         ``None``: any).
     timeout : float
         Seconds to wait for the server.
+    log : str or path-like, optional
+        A file in which to record what was done (the URL, the sha256 and row count, or the error).
 
     Returns
     -------
@@ -360,16 +381,46 @@ def fetch_official_nij(
         is not the official layout; no file is left behind.
     """
     url, dest = _fetch_iv(url, dest)
-    tmp = _download_to_temp(url, dest, timeout=timeout)
+    lines = [f"fetch {url} -> {dest} (official NIJ dataset, validated by content)"]
     try:
+        tmp = _download_to_temp(url, dest, timeout=timeout)
         try:
-            nij.read_official(tmp, expected_rows=expected_rows)
-        except ValueError as exc:
-            raise ValueError(f"download of {url!r} is not the official NIJ dataset: {exc}") from exc
-        digest = sha256sum(tmp)
-        record = dest.with_name(dest.name + ".sha256")
-        os.replace(tmp, dest)
-        atomic_write_text(record, f"{digest}  {dest.name}\n")
+            try:
+                table = nij.read_official(tmp, expected_rows=expected_rows)
+            except ValueError as exc:
+                raise ValueError(f"download of {url!r} is not the official NIJ dataset: {exc}") from exc
+            digest = sha256sum(tmp)
+            os.replace(tmp, dest)
+        finally:
+            tmp.unlink(missing_ok=True)
+        atomic_write_text(dest.with_name(dest.name + ".sha256"), f"{digest}  {dest.name}\n")
+        lines.append(f"ok: {len(table)} rows, sha256 {digest}")
+        return dest
+    except BaseException as exc:
+        lines.append(f"failed, no file written: {type(exc).__name__}: {exc}")
+        raise
     finally:
-        tmp.unlink(missing_ok=True)
-    return dest
+        if log is not None:
+            atomic_write_text(log, "\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line ``python -m fairstats.data.download --url URL --sha256 HEX DEST`` (the workflow's)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m fairstats.data.download",
+        description="Download URL to DEST; keep it only if its sha256 matches (no file is left otherwise).",
+    )
+    parser.add_argument("dest", help="destination file")
+    parser.add_argument("--url", required=True, help="where to download from")
+    parser.add_argument("--sha256", required=True, help="expected sha256 (64 hex digits)")
+    parser.add_argument("--force", action="store_true", help="download even if DEST already matches")
+    args = parser.parse_args(argv)
+    path = fetch(args.url, args.dest, sha256=args.sha256, force=args.force)
+    print(f"ok: {path} (sha256 {_sha256_iv(args.sha256)}) from {args.url}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -453,7 +453,7 @@ def read_official(path: str | os.PathLike, *, expected_rows: int | None = None) 
         raise ValueError(f"`path`: {where} is not a file")
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: not a readable CSV file ({exc})") from exc
     raw = _official_columns(raw, where=where)
     if expected_rows is not None and len(raw) != expected_rows:
