@@ -28,5 +28,6 @@ def save_figure(fig: plt.Figure, path: str | os.PathLike, *, pdf: bool = True) -
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     if pdf:
-        fig.savefig(path.with_suffix(".pdf"))
+        # no creation date: the same figure gives the same bytes on every run
+        fig.savefig(path.with_suffix(".pdf"), metadata={"CreationDate": None})
     return path

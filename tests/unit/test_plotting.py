@@ -1,0 +1,21 @@
+"""Figures are saved as PNG and PDF, byte-identical across runs."""
+
+import matplotlib.pyplot as plt
+
+from fairstats.plotting import save_figure, set_style
+
+
+def _figure():
+    set_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    return fig
+
+
+def test_save_figure_writes_png_and_pdf_reproducibly(tmp_path):
+    first = save_figure(_figure(), tmp_path / "a" / "fig")
+    second = save_figure(_figure(), tmp_path / "b" / "fig.png")
+    assert first.suffix == ".png" and first.with_suffix(".pdf").exists()
+    assert first.read_bytes() == second.read_bytes()
+    assert first.with_suffix(".pdf").read_bytes() == second.with_suffix(".pdf").read_bytes()
+    plt.close("all")
