@@ -18,4 +18,4 @@ PVR_PIECES = []
 
 
 def all_targets():
-    return compas_targets() + nij_targets() + battery_targets() + report_targets()
+    return data_targets() + compas_targets() + nij_targets() + battery_targets() + report_targets()
