@@ -254,3 +254,70 @@ def test_table_validation_names_the_problem():
         warnings.simplefilter("ignore", SmallExpectedCountWarning)
         result = equal_confusion_test_table(table, permutation="never")
     assert result.n == 17 and list(result.cells["y_pred"].isna()) == [True, True]
+
+
+# ------------------------------------------------------------------------------------------------------
+# fairness through awareness: the fast exact nearest other-group neighbour
+# ------------------------------------------------------------------------------------------------------
+
+
+def _assert_same_neighbours(ours, theirs) -> None:
+    np.testing.assert_array_equal(ours.neighbor, theirs.neighbor)
+    np.testing.assert_array_equal(ours.n_ties, theirs.n_ties)
+    np.testing.assert_allclose(ours.distance, theirs.distance, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("block_rows", [1, 7, 256])
+def test_fast_neighbours_equal_the_awareness_module_with_ties(block_rows):
+    from fairstats.awareness import SingularCovarianceWarning, nearest_other_group
+    from fairstats.scale import nearest_other_group_fast
+
+    rng = np.random.default_rng(31)
+    n, p = 300, 5
+    x = rng.integers(0, 3, size=(n, p)).astype(float)  # discrete: many exact ties and duplicates
+    x[:, 4] = x[:, 0] + x[:, 1]  # a null direction: pseudo-inverse
+    g = rng.choice(np.array(["a", "b", "c"]), n, p=[0.5, 0.3, 0.2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularCovarianceWarning)
+        theirs = nearest_other_group(x, g)
+        ours = nearest_other_group_fast(x, g, block_rows=block_rows)
+        strata = np.repeat(np.arange(3), n // 3)
+        theirs_s = nearest_other_group(x, g, strata=strata)
+        ours_s = nearest_other_group_fast(x, g, strata=strata, block_rows=block_rows)
+    assert (theirs.n_ties > 1).sum() > 20  # the case is really about ties
+    _assert_same_neighbours(ours, theirs)
+    _assert_same_neighbours(ours_s, theirs_s)
+    assert ours.whitening.rank == theirs.whitening.rank
+
+
+def test_fast_neighbours_equal_brute_force_mahalanobis():
+    from scipy.spatial.distance import cdist
+
+    from fairstats.awareness import mahalanobis_whitening
+    from fairstats.scale import nearest_other_group_fast
+
+    rng = np.random.default_rng(8)
+    n, p = 400, 7
+    x = rng.normal(size=(n, p)) @ rng.normal(size=(p, p))
+    x[:, 0] *= 1e3  # very different scales
+    g = rng.choice(np.array(["BLACK", "WHITE"]), n)
+    whitening = mahalanobis_whitening(x, group=g)
+    ours = nearest_other_group_fast(x, g, whitening=whitening, block_rows=50)
+    for label in ("BLACK", "WHITE"):
+        q, r = np.flatnonzero(g == label), np.flatnonzero(g != label)
+        d = cdist(x[q], x[r], "mahalanobis", VI=whitening.precision)
+        np.testing.assert_array_equal(ours.neighbor[q], r[d.argmin(axis=1)])
+        np.testing.assert_allclose(ours.distance[q], d.min(axis=1), rtol=1e-9)
+
+
+def test_fast_neighbours_validation():
+    from fairstats.scale import nearest_other_group_fast
+
+    x = np.arange(12.0).reshape(6, 2) ** 1.5
+    g = np.array(["a", "a", "a", "b", "b", "b"])
+    with pytest.raises(ValueError, match="`block_rows` must be a positive integer"):
+        nearest_other_group_fast(x, g, block_rows=0)
+    with pytest.raises(ValueError, match=r"group 'a' has no person of another group in stratum 0"):
+        nearest_other_group_fast(x, g, covariance="total", strata=[0, 0, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match="at least two groups"):
+        nearest_other_group_fast(x, ["a"] * 6, covariance="total")
