@@ -18,6 +18,7 @@ include: "workflow/rules/compas.smk"
 include: "workflow/rules/nij.smk"
 include: "workflow/rules/battery.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/site.smk"
 
 
 rule all:
