@@ -62,6 +62,25 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "number of correct predictions) and the distribution of the differences in correct predictions "
         "(bottom).",
     ),
+    (
+        r"paper_b_fold_distributions",
+        "Paper B: the per-fold values behind the fold-based t-tests, one box per race, model, metric and "
+        "source (the authors' per-fold results, our rerun). The boxes are wide compared with the distance "
+        "between the White and Black centres: a fold has only 103 people.",
+    ),
+    (
+        r"paper_b_calibration_curves",
+        "Paper B, calibration (Tables XII, XIII): per model and race, the observed share of the favourable "
+        "outcome in each of the 10 score bins against the mean predicted probability of it; marker area "
+        "grows with the people in the bin. Calibrated for both races = both curves on the diagonal.",
+    ),
+    (
+        r"paper_b_naive_vs_corrected_pvalues",
+        "Paper B: each fold-based t-test's p-value under the paper's formula (the t statistic without its "
+        "square root) against its p-value under the corrected resampled t (Nadeau & Bengio 2003), log "
+        "scales; dashed lines at alpha. Points above the horizontal line and left of the vertical one were "
+        "violations for the paper and are not under the corrected test.",
+    ),
 )
 
 _STAGE_TITLES: tuple[tuple[str, str], ...] = (
@@ -70,7 +89,10 @@ _STAGE_TITLES: tuple[tuple[str, str], ...] = (
      "Paper B \u2014 the authors' committed per-fold results through the paper's formulas and correct tests"),
     (r"nij/paper",
      "Paper B \u2014 our rerun with the authors' folds, design matrix and estimators (preset 'paper')"),
+    (r"nij/clean",
+     "Paper B \u2014 our rerun, clean design: no ID, standardised inputs, converged fits (preset 'clean')"),
     (r"nij/(?P<name>\w+)", "Paper B \u2014 our rerun, model preset '{name}'"),
+    (r"inference(?:/\w+)*", "Beyond the papers \u2014 inference: adjusted p-values and confidence intervals"),
 )
 
 # Tables whose rows are decisions (a test rejects or not): listed again under "Verdicts" on the index.
