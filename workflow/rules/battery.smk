@@ -3,8 +3,8 @@
 # One rule per source, each writing under results/<experiment>/nij/<source>/:
 #   authors  - the authors' committed per-fold results (data/raw/paper-b-authors) through the paper's own
 #              formula, beside correct tests (rule authors_battery);
-#   <preset> - our rerun (paper/clean presets), to be added here: its rule, its outputs appended to
-#              battery_targets below, its published-vs-reproduced piece appended to PVR_PIECES.
+#   <preset> - our rerun (paper/clean presets; rule run_battery, notebook rule render_paper_b); the paper
+#              preset's published-vs-reproduced piece (source rerun) is appended to PVR_PIECES.
 import os.path
 
 AUTHORS_RAW = f"{RAW}/paper-b-authors"
@@ -39,5 +39,98 @@ rule authors_battery:
 
 PVR_PIECES.append(rules.authors_battery.output.pvr)
 
-# Final files of this stage (add the rerun battery's outputs here).
-battery_targets = lambda: list(rules.authors_battery.output)
+# The rerun: paper B's battery on each preset's out-of-fold predictions (rule gather_predictions), and the
+# notebook that sets both sources beside the printed tables and ends with the erratum.
+BATTERY_RESULTS = f"{RESULTS}/nij/{{preset}}"
+
+
+rule run_battery:
+    input:
+        predictions=NIJ_PREDICTIONS,
+        table=rules.reconstruct_nij.output.table,
+        confusion=ancient(f"{AUTHORS_RAW}/Confusion Distribution.csv"),
+        fairness=ancient(
+            f"{AUTHORS_RAW}/Fairness Metrics - All Predicted Outcome Binary Metrics from Verma Paper.csv"
+        ),
+        contingencies=ancient(f"{AUTHORS_RAW}/Contingencies.csv"),
+        published=PUBLISHED_B,
+    output:
+        battery=f"{BATTERY_RESULTS}/tables/battery.csv",
+        battery_md=f"{BATTERY_RESULTS}/tables/battery.md",
+        fold_metrics=f"{BATTERY_RESULTS}/tables/battery_fold_metrics.csv",
+        counts=f"{BATTERY_RESULTS}/tables/battery_count_tables.csv",
+        counts_md=f"{BATTERY_RESULTS}/tables/battery_count_tables.md",
+        calibration_bins=f"{BATTERY_RESULTS}/tables/battery_calibration_bins.csv",
+        calibration_bins_md=f"{BATTERY_RESULTS}/tables/battery_calibration_bins.md",
+        well_terms=f"{BATTERY_RESULTS}/tables/battery_well_calibration_terms.csv",
+        well_terms_md=f"{BATTERY_RESULTS}/tables/battery_well_calibration_terms.md",
+        features=f"{BATTERY_RESULTS}/tables/battery_awareness_features.csv",
+        features_md=f"{BATTERY_RESULTS}/tables/battery_awareness_features.md",
+        neighbours=f"{BATTERY_RESULTS}/tables/battery_awareness_neighbours.parquet",
+        pvr=f"{BATTERY_RESULTS}/published-vs-reproduced-battery.csv",
+    params:
+        raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
+        favorable=config["nij"]["favorable"],
+        alpha=config["nij"]["alpha"],
+        n_bins=config["nij"]["calibration_bins"],
+    log:
+        f"{RESULTS}/logs/nij/{{preset}}/run_battery.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/{{preset}}/run_battery.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/run_battery.py"
+
+
+rule render_paper_b:
+    input:
+        nb="notebooks/paper_b_battery.ipynb",
+        battery=rules.run_battery.output.battery,
+        fold_metrics=rules.run_battery.output.fold_metrics,
+        counts=rules.run_battery.output.counts,
+        calibration_bins=rules.run_battery.output.calibration_bins,
+        pvr=rules.run_battery.output.pvr,
+        authors_battery=rules.authors_battery.output.battery,
+        authors_pvr=rules.authors_battery.output.pvr,
+        confusion=ancient(f"{AUTHORS_RAW}/Confusion Distribution.csv"),
+        published=PUBLISHED_B,
+    output:
+        nb=f"{BATTERY_RESULTS}/notebooks/paper_b_battery.ipynb",
+        tables=f"{BATTERY_RESULTS}/tables/paper_b_tables.csv",
+        tables_md=f"{BATTERY_RESULTS}/tables/paper_b_tables.md",
+        layout_md=f"{BATTERY_RESULTS}/tables/paper_b_tables_layout.md",
+        conclusions=f"{BATTERY_RESULTS}/tables/paper_b_conclusions.csv",
+        conclusions_md=f"{BATTERY_RESULTS}/tables/paper_b_conclusions.md",
+        erratum=f"{BATTERY_RESULTS}/tables/paper_b_erratum.csv",
+        erratum_md=f"{BATTERY_RESULTS}/tables/paper_b_erratum.md",
+        distributions=f"{BATTERY_RESULTS}/figures/paper_b_fold_distributions.png",
+        calibration=f"{BATTERY_RESULTS}/figures/paper_b_calibration_curves.png",
+        pvalues=f"{BATTERY_RESULTS}/figures/paper_b_naive_vs_corrected_pvalues.png",
+    params:
+        out_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output.nb)),
+        raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
+        alpha=config["nij"]["alpha"],
+        favorable=config["nij"]["favorable"],
+    log:
+        f"{RESULTS}/logs/nij/{{preset}}/render_paper_b.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "papermill {input.nb:q} {output.nb:q} -k python3 --no-progress-bar"
+        " -p battery_csv {input.battery:q} -p fold_metrics_csv {input.fold_metrics:q}"
+        " -p counts_csv {input.counts:q} -p calibration_bins_csv {input.calibration_bins:q}"
+        " -p rerun_pvr_csv {input.pvr:q} -p authors_battery_csv {input.authors_battery:q}"
+        " -p authors_pvr_csv {input.authors_pvr:q} -p authors_raw_dir {params.raw_dir:q}"
+        " -p published_csv {input.published:q} -p preset {wildcards.preset:q}"
+        " -p alpha {params.alpha} -p favorable {params.favorable} -p out_dir {params.out_dir:q}"
+        " > {log:q} 2>&1"
+
+
+if "paper" in NIJ_PRESETS:
+    PVR_PIECES.append(expand(rules.run_battery.output.pvr, preset="paper")[0])
+
+# Final files of this stage.
+battery_targets = lambda: list(rules.authors_battery.output) + expand(
+    list(rules.run_battery.output) + list(rules.render_paper_b.output), preset=NIJ_PRESETS
+)
