@@ -239,6 +239,9 @@ def training_rows(fold: pd.Series | np.ndarray, test_fold: int) -> np.ndarray:
         ``int64`` row positions (``iloc``), training order.
     """
     f = np.asarray(fold, dtype=np.int64)
+    if not (f == test_fold).any():
+        seen = f"folds {f.min()}..{f.max()}" if f.size else "no rows"
+        raise ValueError(f"`test_fold` {test_fold!r} does not occur in `fold` ({seen})")
     order = np.argsort(f, kind="stable")
     return order[f[order] != test_fold]
 
@@ -557,7 +560,10 @@ def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"`path`: no predictions file {str(path)!r}")
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{str(path)!r}: not a readable parquet file ({exc})") from exc
     missing = [c for c in PREDICTION_COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"{str(path)!r}: not a predictions file, missing column(s) {missing}")

@@ -7,6 +7,13 @@ COMPAS_FILES = {
 }
 COMPAS_GROUPINGS = list(config["compas"]["groupings"])
 COMPAS_PAPER_FILTER = "propublica_violent"
+# compas.filters names keys of compas.presets (the schema cannot say so): refuse an unknown name here, by name.
+for _name in config["compas"]["filters"]:
+    if _name not in config["compas"]["presets"]:
+        raise ValueError(
+            f"config compas.filters: {_name!r} is not a preset; compas.presets has "
+            f"{sorted(config['compas']['presets'])}"
+        )
 
 
 rule filter_compas:

@@ -95,6 +95,21 @@ def _header_names(path: Path) -> list[str]:
             raise ValueError(f"{path}: the file is empty (no header line)") from None
 
 
+def _check_last_line(path: Path, n_fields: int) -> None:
+    """Refuse a file cut off mid-row: its last line has fewer fields than the header (pandas pads NaN)."""
+    with path.open("rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        fh.seek(max(0, size - 65536))
+        tail = fh.read()
+    last = tail.rstrip(b"\r\n").rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
+    fields = next(csv.reader([last]), [])
+    if len(fields) != n_fields:
+        raise ValueError(
+            f"{path}: the last line has {len(fields)} field(s) but the header has {n_fields}; "
+            "the file looks truncated (compare its sha256 with data/raw/SHA256SUMS)"
+        )
+
+
 def read_compas(path: str | os.PathLike) -> pd.DataFrame:
     """Read one ProPublica COMPAS file (either outcome) as it is.
 
@@ -138,6 +153,7 @@ def read_compas(path: str | os.PathLike) -> pd.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"COMPAS file not found: {path}")
     names = _header_names(path)
+    _check_last_line(path, len(names))
     duplicated = sorted({n for n in names if names.count(n) > 1})
     # The C parser reads CRLF as a line break; duplicated names become <name>.1, <name>.2, ...
     frame = pd.read_csv(path, low_memory=False)
@@ -166,6 +182,8 @@ def _filter_compas_iv(
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"`frame` must be a pandas DataFrame, got {type(frame).__name__}")
     where = str(frame.attrs.get("source", "")) or "COMPAS frame"
+    if len(frame) == 0:
+        raise ValueError(f"`frame` ({where}) is empty (0 rows)")
     if outcome not in COMPAS_FILES:
         raise ValueError(f"`outcome` must be one of {sorted(COMPAS_FILES)}, got {outcome!r}")
     _, score_column, decile_column = COMPAS_FILES[outcome]
