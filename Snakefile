@@ -17,6 +17,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/compas.smk"
 include: "workflow/rules/nij.smk"
 include: "workflow/rules/battery.smk"
+include: "workflow/rules/inference.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/site.smk"
 

@@ -447,14 +447,20 @@ def _label_text(values: pd.Series) -> np.ndarray:
     return values.astype(str).to_numpy(dtype=object)
 
 
-def _favorable_text(text: str) -> str:
+def _favorable_text(text: str, found: Sequence[str]) -> str:
+    """The label of ``found`` that ``--favorable`` names: as written, else as a number ("1.0" -> "1") or a
+    boolean ("True" -> "1", the text of a boolean column); ``text`` itself when none occurs."""
+    candidates = [text]
+    if text.strip().lower() in ("true", "false"):
+        candidates.append("1" if text.strip().lower() == "true" else "0")
     try:
         number = float(text)
     except ValueError:
-        return text
-    if np.isfinite(number) and number == round(number):
-        return str(int(number))
-    return text
+        pass
+    else:
+        if np.isfinite(number) and number == round(number):
+            candidates.append(str(int(number)))
+    return next((c for c in candidates if c in found), text)
 
 
 @dataclass(frozen=True)
@@ -522,7 +528,7 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
                 f"--y-pred {options.y_pred!r}; name the favourable label with --favorable"
             )
     else:
-        favorable = _favorable_text(options.favorable)
+        favorable = _favorable_text(options.favorable, found)
         if favorable not in found:
             raise AuditError(
                 f"--favorable {options.favorable!r} never occurs in --y-true {options.y_true!r} or --y-pred "

@@ -18,4 +18,7 @@ PVR_PIECES = []
 
 
 def all_targets():
-    return data_targets() + compas_targets() + nij_targets() + battery_targets() + report_targets()
+    return (
+        data_targets() + compas_targets() + nij_targets() + battery_targets() + inference_targets()
+        + report_targets()
+    )

@@ -1,0 +1,73 @@
+"""Multiplicity control over paper B's battery: Holm and Benjamini-Hochberg adjusted p-values (per model and
+over the whole battery) and the verdict tables. Thin adapter over fairstats.inference.
+
+The correct p-value of each row is the one behind the battery's ``significant_corrected``: the corrected
+resampled t (t rows), the McNemar mid-p (``pvalue`` of the causal discrimination and awareness rows), the
+summed independence chi-squared (``pvalue_alternative`` of the calibration row); rows without one
+(well-calibration, ``corrected_test`` empty) are left out of the families. The paper's p-value is its t
+formula's, Table XX's formula's (``pvalue_as_published``) or its own chi-squared's (``pvalue``).
+"""
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from fairstats.inference import adjust_pvalues, verdict_table
+from fairstats.reporting import write_table
+
+sm = snakemake  # noqa: F821
+logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")
+alpha = sm.params.alpha
+source = sm.wildcards.source
+battery = pd.read_csv(sm.input.battery)
+
+
+def coalesce(frame: pd.DataFrame, columns: list[str]) -> pd.Series:
+    out = pd.Series(np.nan, index=frame.index)
+    for column in columns:
+        if column in frame:
+            out = out.fillna(pd.to_numeric(frame[column], errors="coerce"))
+    return out
+
+
+battery["pvalue_correct"] = coalesce(battery, ["pvalue_corrected", "pvalue_alternative", "pvalue"])
+if "corrected_test" in battery:
+    none = battery["corrected_test"].fillna("").eq("") & battery["pvalue_corrected"].isna()
+    battery.loc[none, "pvalue_correct"] = np.nan
+battery["pvalue_paper"] = coalesce(battery, ["pvalue_paper_formula", "pvalue_as_published", "pvalue"])
+
+adjusted = battery
+for method, short in (("holm", "holm"), ("fdr_bh", "bh")):
+    adjusted = adjust_pvalues(adjusted, method=method, pvalue="pvalue_correct", alpha=alpha, suffix=short)
+    adjusted = adjust_pvalues(
+        adjusted, method=method, pvalue="pvalue_correct", alpha=alpha, by="model", suffix=f"{short}_model"
+    )
+keep = ["table", "model", "test", "metric", "alternative", "alpha", "estimate", "significant_paper"]
+keep += ["pvalue_paper", "pvalue_paper_formula", "pvalue_pooled", "pvalue_paired", "pvalue_corrected"]
+keep += ["pvalue_correct"]
+keep += [
+    c for c in adjusted.columns if c.startswith(("pvalue_holm", "pvalue_bh", "significant_", "family_size_"))
+]
+adjusted = adjusted[[c for c in dict.fromkeys(keep) if c in adjusted]]
+write_table(
+    adjusted,
+    sm.output.adjusted,
+    digits=4,
+    title=f"Paper B's battery ({source}): correct p-values adjusted by Holm and BH, overall and per model",
+)
+verdicts = verdict_table(battery, alpha=alpha, pvalue="pvalue_correct")
+write_table(
+    verdicts,
+    sm.output.verdicts,
+    digits=4,
+    title=f"Which of paper B's violations survive ({source}; Holm and BH over the whole battery)",
+)
+per_model = verdict_table(battery, alpha=alpha, pvalue="pvalue_correct", family="model")
+write_table(
+    per_model,
+    sm.output.verdicts_model,
+    digits=4,
+    title=f"Which of paper B's violations survive ({source}; Holm and BH within each model)",
+)
+logging.info("%s: %d tests, verdicts %s", source, len(battery), verdicts["verdict"].value_counts().to_dict())
