@@ -14,12 +14,19 @@ are compared on everybody.
 Features: the NIJ ``clean`` design matrix (:func:`fairstats.data.nij.design_matrix`, 25,750 x 140, no ID or
 row positions) of the authors' 250 fold files.
 
+BLAS threads: ours runs with one BLAS thread (``--blas-threads``, as the training pipeline does). On this
+shared machine the load is usually above the two cores, and OpenBLAS's default two threads then spin-wait for
+each other: the same search takes two to three times longer (and ``scipy.linalg.eigh`` of the 138 x 138
+correlation matrix in the whitening goes from milliseconds to over a second). The library-default timings and
+the CPU seconds are recorded in ``details.csv`` beside the one-thread ones.
+
 Goal (issue 7): identical neighbours, <= 3 s.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -50,6 +57,21 @@ def ours_fast(X, race):
     return nearest_other_group_fast(X, race, whitening=whitening)
 
 
+def timed(fn, *, repeat: int, blas_threads: int):
+    """Best wall time, the wall times, the CPU seconds of the best call, and the last result."""
+    from threadpoolctl import threadpool_limits
+
+    walls, cpus, result = [], [], None
+    for _ in range(repeat):
+        with threadpool_limits(limits=blas_threads or None):
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = fn()
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+    best = int(np.argmin(walls))
+    return walls[best], walls, cpus[best], result
+
+
 def brute_force(x: np.ndarray, race: np.ndarray, queries: np.ndarray, vi: np.ndarray, *, block: int = 64):
     """cdist(..., "mahalanobis") from each query to every person of the other race; argmin per row."""
     from scipy.spatial.distance import cdist
@@ -75,6 +97,9 @@ def main() -> None:
     cli.add_argument(
         "--sample", type=int, default=200, help="people per race for brute force (0 = everybody)"
     )
+    cli.add_argument(
+        "--blas-threads", type=int, default=1, help="BLAS threads for ours (0 = library default)"
+    )
     args = cli.parse_args()
     table = read_paper_folds(FOLDS)
     if args.quick:
@@ -88,8 +113,15 @@ def main() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularCovarianceWarning)
-        module_s, module, module_times = best_time(lambda: ours_module(X, race), repeat=3)
-        fast_s, fast, fast_times = best_time(lambda: ours_fast(X, race), repeat=3)
+        threads = args.blas_threads
+        module_s, module_times, module_cpu, module = timed(
+            lambda: ours_module(X, race), repeat=3, blas_threads=threads
+        )
+        fast_s, fast_times, fast_cpu, fast = timed(lambda: ours_fast(X, race), repeat=3, blas_threads=threads)
+        default_module_s, _, default_module_cpu, _ = timed(
+            lambda: ours_module(X, race), repeat=2, blas_threads=0
+        )
+        default_fast_s, _, default_fast_cpu, _ = timed(lambda: ours_fast(X, race), repeat=2, blas_threads=0)
         whitening = mahalanobis_whitening(X, group=race)
     same_ours = bool(
         np.array_equal(module.neighbor, fast.neighbor)
@@ -123,6 +155,8 @@ def main() -> None:
         else f"cdist 'mahalanobis' brute force in blocks, all {all_pairs:,} pairs"
     )
     people = f"{len(X):,} people x {X.shape[1]} features"
+    if args.blas_threads:
+        people += f", {args.blas_threads} BLAS thread" + ("s" if args.blas_threads > 1 else "")
     rows = [
         row(
             f"awareness: awareness.nearest_other_group + whitening, {people}",
@@ -149,8 +183,15 @@ def main() -> None:
         detail(b, "features", X.shape[1], "columns"),
         detail(b, "whitening_rank", whitening.rank, "dimensions"),
         detail(b, "dropped_columns", list(whitening.dropped_columns)),
+        detail(b, "blas_threads_ours", args.blas_threads or "library default"),
         detail(b, "module_times", [round(t, 6) for t in module_times], "s"),
+        detail(b, "module_cpu_s", module_cpu, "s"),
         detail(b, "fast_times", [round(t, 6) for t in fast_times], "s"),
+        detail(b, "fast_cpu_s", fast_cpu, "s"),
+        detail(b, "module_default_blas_s", default_module_s, "s"),
+        detail(b, "module_default_blas_cpu_s", default_module_cpu, "s"),
+        detail(b, "fast_default_blas_s", default_fast_s, "s"),
+        detail(b, "fast_default_blas_cpu_s", default_fast_cpu, "s"),
         detail(b, "brute_force_people", len(queries), "people"),
         detail(b, "brute_force_pairs", pairs, "pairs"),
         detail(b, "brute_force_measured_s", ref_measured_s, "s"),

@@ -17,6 +17,10 @@ frame and then runs the same test on it:
 
 The tables are labelled exactly as :func:`fairstats.confusion.confusion_table` labels them (same group and
 cell order, same notes about empty groups and cells), so the results equal the DataFrame path's.
+
+Fairness through awareness at scale: :func:`nearest_other_group_fast` is a drop-in for
+:func:`fairstats.awareness.nearest_other_group` (same result, ties included) that needs one float32 matrix
+product per pair of groups, with an exact float64 refinement of every candidate within the rounding bound.
 """
 
 from __future__ import annotations
@@ -50,12 +54,14 @@ from fairstats.confusion import (
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
+    "DEFAULT_BLOCK_CELLS",
     "DEFAULT_CHUNK_SIZE",
     "binary_cell_codes",
     "confusion_table_from_codes",
     "confusion_table_parquet",
     "equal_confusion_test_parquet",
     "equal_confusion_test_table",
+    "nearest_other_group_fast",
 ]
 
 #: Rows per chunk of :func:`confusion_table_from_codes` (fits in the CPU cache with its intp copy).
@@ -751,9 +757,8 @@ def equal_confusion_test_parquet(
 # fairness through awareness: exact nearest other-group neighbour, one matrix product per pair of groups
 # --------------------------------------------------------------------------------------------------------
 
-#: Rows of the first group per block of :func:`nearest_other_group_fast` (a block of squared distances is
-#: ``block_rows`` x the size of the other group, in float32).
-DEFAULT_BLOCK_ROWS = 256
+#: Float32 cells per block of squared distances in :func:`nearest_other_group_fast` (32 MiB).
+DEFAULT_BLOCK_CELLS = 1 << 23
 
 
 def _merge(best, pos, ties, people, d, p, t):
@@ -847,7 +852,7 @@ def nearest_other_group_fast(
     strata: object = None,
     rtol: float = 1e-10,
     whitening: object = None,
-    block_rows: int = DEFAULT_BLOCK_ROWS,
+    block_rows: int | None = None,
 ):
     """Nearest other-group person of everybody under the Mahalanobis metric: exact, one product per pair.
 
@@ -860,8 +865,9 @@ def nearest_other_group_fast(
     ----------
     X, group, covariance, strata, rtol, whitening
         As in :func:`fairstats.awareness.nearest_other_group`.
-    block_rows : int, keyword-only
-        Rows per block of the distance matrix (memory: ``block_rows`` x group size x 4 bytes).
+    block_rows : int or None, keyword-only
+        Rows per block of the distance matrix (memory: ``block_rows`` x group size x 4 bytes); None: as many
+        as fit in :data:`DEFAULT_BLOCK_CELLS` cells (32 MiB).
 
     Returns
     -------
@@ -897,8 +903,10 @@ def nearest_other_group_fast(
     """
     from fairstats import awareness
 
-    if isinstance(block_rows, bool) or not isinstance(block_rows, int | np.integer) or block_rows < 1:
-        raise ValueError(f"`block_rows` must be a positive integer, got {block_rows!r}")
+    if block_rows is not None and (
+        isinstance(block_rows, bool) or not isinstance(block_rows, int | np.integer) or block_rows < 1
+    ):
+        raise ValueError(f"`block_rows` must be a positive integer or None, got {block_rows!r}")
     if whitening is None:
         whitening = awareness.mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
     z = whitening.apply(X)
@@ -930,7 +938,8 @@ def nearest_other_group_fast(
         for x in range(len(present)):
             for y in range(x + 1, len(present)):
                 pa, pb = positions[x], positions[y]
-                (da, ja, ta), (db, jb, tb) = _pair_nearest(z[pa], z[pb], block_rows=int(block_rows))
+                rows = block_rows or max(1, DEFAULT_BLOCK_CELLS // len(pb))
+                (da, ja, ta), (db, jb, tb) = _pair_nearest(z[pa], z[pb], block_rows=int(rows))
                 _merge(best, neighbor, ties, pa, da, pb[ja], ta)
                 _merge(best, neighbor, ties, pb, db, pa[jb], tb)
     return awareness.Neighbours(
