@@ -81,6 +81,23 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "scales; dashed lines at alpha. Points above the horizontal line and left of the vertical one were "
         "violations for the paper and are not under the corrected test.",
     ),
+    (
+        r"naive_vs_corrected_pvalues",
+        "Beyond the papers: evidence (-log10 p) of each of paper B's fold-based tests, per battery source. "
+        "Left: the paper's p-value against the corrected resampled t's; right: the corrected p-value against "
+        "its Holm adjustment over the whole battery. Dashed lines mark alpha.",
+    ),
+    (
+        r"verdicts",
+        "Beyond the papers: the verdict of every test of paper B's battery per model, as printed by the "
+        "paper, under the corrected t, and after Holm and Benjamini-Hochberg adjustment over the battery.",
+    ),
+    (
+        r"forest_disparities",
+        "Beyond the papers: each group disparity (White - Black on NIJ, Caucasian - African-American on "
+        "COMPAS) with a 95% bootstrap confidence interval (BCa, people resampled within their group), per "
+        "model and metric; the line at 0 is no disparity.",
+    ),
 )
 
 _STAGE_TITLES: tuple[tuple[str, str], ...] = (
@@ -92,7 +109,15 @@ _STAGE_TITLES: tuple[tuple[str, str], ...] = (
     (r"nij/clean",
      "Paper B \u2014 our rerun, clean design: no ID, standardised inputs, converged fits (preset 'clean')"),
     (r"nij/(?P<name>\w+)", "Paper B \u2014 our rerun, model preset '{name}'"),
-    (r"inference(?:/\w+)*", "Beyond the papers \u2014 inference: adjusted p-values and confidence intervals"),
+    (r"inference/compas/(?P<name>\w+)",
+     "Beyond the papers \u2014 paper B's outcome tests on COMPAS without folds (filter preset '{name}')"),
+    (r"inference/nij/authors",
+     "Beyond the papers \u2014 the authors' battery, adjusted for multiplicity (Holm, BH), with verdicts"),
+    (r"inference/nij/(?P<name>\w+)",
+     "Beyond the papers \u2014 NIJ preset '{name}': equal confusion test, disparities with intervals, "
+     "adjusted battery"),
+    (r"inference",
+     "Beyond the papers \u2014 which fairness violations hold up (corrected tests, multiplicity, intervals)"),
 )
 
 # Tables whose rows are decisions (a test rejects or not): listed again under "Verdicts" on the index.
@@ -357,7 +382,17 @@ def _stages(results_dir: Path, site_dir: Path) -> list[str]:
         base = site_dir / kind
         if base.is_dir():
             found.update(f.parent.relative_to(base).as_posix() for f in base.rglob("*") if f.is_file())
-    return sorted(s for s in found if s != ".")
+    return sorted((s for s in found if s != "."), key=_stage_key)
+
+
+# Reading order of the stages: paper A, paper B (authors, paper preset, other presets), beyond the papers.
+_STAGE_ORDER = (r"compas/.*", r"nij/authors", r"nij/paper", r"nij/.*", r"inference", r"inference/compas/.*",
+                r"inference/nij/authors", r"inference/nij/.*")
+
+
+def _stage_key(stage: str) -> tuple[int, str]:
+    rank = next((i for i, p in enumerate(_STAGE_ORDER) if re.fullmatch(p, stage)), len(_STAGE_ORDER))
+    return rank, stage
 
 
 def _build_site_iv(results_dir, site_dir, published_vs_reproduced, max_rows):
