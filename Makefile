@@ -35,6 +35,19 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge
+# if missing), the tiny workflow through `snakemake --executor slurm` (profiles/slurm), compared byte for byte
+# with a local run (tests/cluster/cluster_check.py); Slurm is stopped again whatever the outcome.
+CLUSTER_STAMP := $(VENV)/.cluster-stamp
+$(CLUSTER_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
+	touch $(CLUSTER_STAMP)
+
+.PHONY: test-cluster
+test-cluster: $(CLUSTER_STAMP)
+	bash .ci/slurm/start.sh || { bash .ci/slurm/stop.sh; exit 1; }
+	$(BIN)/python -m pytest tests/cluster/cluster_check.py; status=$$?; bash .ci/slurm/stop.sh; exit $$status
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow bench
 	$(BIN)/snakemake --lint
