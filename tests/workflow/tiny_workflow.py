@@ -145,13 +145,19 @@ def incomplete_outputs(root: Path) -> set[str]:
     return out
 
 
-_REFERENCE: dict[str, Path] = {}
+_REFERENCE: dict[tuple[str, ...], Path] = {}
 
 
-def reference_run(tmp_path_factory) -> Path:
-    """One uninterrupted run of the whole tiny workflow (``PYTHONHASHSEED=0``), shared within a session."""
-    if "root" not in _REFERENCE:
-        root = copy_tree(tmp_path_factory.mktemp("reference"))
-        run(root, "--cores", "2", PYTHONHASHSEED="0")
-        _REFERENCE["root"] = root
-    return _REFERENCE["root"]
+def reference_run(tmp_path_factory, *targets: str) -> Path:
+    """An uninterrupted run (``PYTHONHASHSEED=0``) that made ``targets`` (none: the whole workflow).
+
+    Runs are kept for the session: a run of the whole workflow serves any targets, so that the tests of one
+    pytest session share it; a failed run is not kept (each test then reports the failure itself).
+    """
+    for key in ((), targets):
+        if key in _REFERENCE:
+            return _REFERENCE[key]
+    root = copy_tree(tmp_path_factory.mktemp("reference"))
+    run(root, "--cores", "2", *targets, PYTHONHASHSEED="0")
+    _REFERENCE[targets] = root
+    return root
