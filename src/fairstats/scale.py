@@ -86,6 +86,23 @@ def _integer_array(values: object, *, name: str) -> np.ndarray:
     return array
 
 
+def _binary_cell_codes_iv(y_true: object, y_pred: object) -> tuple[np.ndarray, np.ndarray]:
+    yt = np.asarray(y_true)
+    yp = np.asarray(y_pred)
+    for name, array in (("y_true", yt), ("y_pred", yp)):
+        if array.dtype != bool:
+            _integer_array(array, name=name)
+            bad = (array != 0) & (array != 1)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"`{name}` must be binary (0/1), found {array[i].item()!r} at position {i}")
+        elif array.ndim != 1 or array.size == 0:
+            raise ValueError(f"`{name}` must be a non-empty one-dimensional array, got shape {array.shape}")
+    if yt.shape != yp.shape:
+        raise ValueError(f"`y_true` and `y_pred` differ in length: {yt.size} and {yp.size}")
+    return yt, yp
+
+
 def binary_cell_codes(y_true: object, *, y_pred: object) -> np.ndarray:
     """Confusion cell code of each person from binary labels: 0 = TP, 1 = FN, 2 = FP, 3 = TN.
 
@@ -114,20 +131,7 @@ def binary_cell_codes(y_true: object, *, y_pred: object) -> np.ndarray:
     >>> binary_cell_codes([1, 1, 0, 0], y_pred=[1, 0, 1, 0]).tolist()
     [0, 1, 2, 3]
     """
-    yt = np.asarray(y_true)
-    yp = np.asarray(y_pred)
-    for name, array in (("y_true", yt), ("y_pred", yp)):
-        if array.dtype != bool:
-            _integer_array(array, name=name)
-        elif array.ndim != 1 or array.size == 0:
-            raise ValueError(f"`{name}` must be a non-empty one-dimensional array, got shape {array.shape}")
-        if array.dtype != bool:
-            bad = (array != 0) & (array != 1)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"`{name}` must be binary (0/1), found {array[i].item()!r} at position {i}")
-    if yt.shape != yp.shape:
-        raise ValueError(f"`y_true` and `y_pred` differ in length: {yt.size} and {yp.size}")
+    yt, yp = _binary_cell_codes_iv(y_true, y_pred)
     codes = np.subtract(1, yt, dtype=np.int8)
     codes *= 2
     codes += 1
@@ -844,6 +848,30 @@ def _pair_nearest(a: np.ndarray, b: np.ndarray, *, block_rows: int):
     return (a_best, a_where, a_ties), (b_best, b_where, b_ties)
 
 
+def _nearest_other_group_fast_iv(X, group, covariance, strata, rtol, whitening, block_rows):
+    """Checks (and the whitening, which checks ``X``, ``group``, ``covariance``, ``rtol``)."""
+    from fairstats import awareness
+
+    if block_rows is not None and (
+        isinstance(block_rows, bool) or not isinstance(block_rows, int | np.integer) or block_rows < 1
+    ):
+        raise ValueError(f"`block_rows` must be a positive integer or None, got {block_rows!r}")
+    if whitening is None:
+        whitening = awareness.mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
+    z = whitening.apply(X)
+    n = len(z)
+    g = awareness._labels_iv(group, n, "group")
+    g_codes, g_labels = pd.factorize(g, sort=True)
+    if len(g_labels) < 2:
+        raise ValueError(f"`group` needs at least two groups, got {list(g_labels)}")
+    if strata is None:
+        s_codes, s_values = np.zeros(n, dtype=np.intp), None
+    else:
+        s_values = awareness._labels_iv(strata, n, "strata")
+        s_codes, _ = pd.factorize(s_values, sort=True)
+    return z, whitening, g, g_codes, g_labels, s_values, s_codes
+
+
 def nearest_other_group_fast(
     X: object,
     group: object,
@@ -903,23 +931,10 @@ def nearest_other_group_fast(
     """
     from fairstats import awareness
 
-    if block_rows is not None and (
-        isinstance(block_rows, bool) or not isinstance(block_rows, int | np.integer) or block_rows < 1
-    ):
-        raise ValueError(f"`block_rows` must be a positive integer or None, got {block_rows!r}")
-    if whitening is None:
-        whitening = awareness.mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
-    z = whitening.apply(X)
+    z, whitening, g, g_codes, g_labels, s_values, s_codes = _nearest_other_group_fast_iv(
+        X, group, covariance, strata, rtol, whitening, block_rows
+    )
     n = len(z)
-    g = awareness._labels_iv(group, n, "group")
-    g_codes, g_labels = pd.factorize(g, sort=True)
-    if len(g_labels) < 2:
-        raise ValueError(f"`group` needs at least two groups, got {list(g_labels)}")
-    if strata is None:
-        s_codes, s_values = np.zeros(n, dtype=np.intp), None
-    else:
-        s_values = awareness._labels_iv(strata, n, "strata")
-        s_codes, _ = pd.factorize(s_values, sort=True)
     best = np.full(n, np.inf)
     neighbor = np.full(n, -1, dtype=np.intp)
     ties = np.zeros(n, dtype=np.intp)
