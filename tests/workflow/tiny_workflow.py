@@ -6,7 +6,8 @@ files, without ``results/``), so a run never touches the real ``results/`` or ``
 
 The configuration is the default one with a different experiment name and a small NIJ part: the ``clean``
 preset, two fast models (LR, LDA), two of the paper's 250 test folds in chunks of one (so 2 models x 2
-chunks = 4 ``train_fold_chunk`` jobs, each fitting on the other 249 folds), and few permutation resamples.
+chunks = 4 ``train_fold_chunk`` jobs, each fitting on the other 249 folds), and few permutation and bootstrap
+resamples.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def tiny_config() -> dict:
     config["experiment"] = EXPERIMENT
     config["published_vs_reproduced"] = f"results/{EXPERIMENT}/published-vs-reproduced.csv"
     config["compas"]["n_resamples"] = 199
+    config["inference"]["n_resamples"] = 199
     config["nij"].update(
         source="paper",
         fold_scheme="paper",
