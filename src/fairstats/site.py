@@ -42,8 +42,8 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         r"(?P<grouping>\w+)_residuals",
         "Paper A, post hoc analysis: adjusted standardized residuals of the equal confusion test for the "
         "grouping '{grouping}' (rows: groups, columns: confusion cells TP, FN, FP, TN). Red: more people "
-        "in the cell than expected under equal confusion, blue: fewer; * past the Bonferroni cut-off, "
-        "\u2020 past |R| > 3.29 (paper A Tables V, VI, IX).",
+        "in the cell than expected under equal confusion, blue: fewer; marked * past the Bonferroni cut-off, "
+        "\u2020 past the strict cut-off 3.29 (paper A Tables V, VI, IX).",
     ),
     (
         r"(?P<grouping>\w+)_confusion_matrices",

@@ -101,3 +101,20 @@ def test_build_site_validates_its_inputs(tmp_path):
     pd.DataFrame({"paper": ["A"]}).to_csv(bad, index=False)
     with pytest.raises(ValueError, match="has no column 'table'"):
         build_site(tmp_path, tmp_path / "site", experiment="x", published_vs_reproduced=bad)
+
+
+def test_every_caption_is_plain_restructuredtext():
+    # `snakemake --report` renders the captions (workflow/report/figure.rst) as reStructuredText: a stray | or
+    # trailing _ would be markup and print an error into the report.
+    import io
+    import re
+
+    from docutils.core import publish_parts
+
+    from fairstats.site import FIGURE_CAPTIONS
+
+    for pattern, text in FIGURE_CAPTIONS:
+        errors = io.StringIO()
+        publish_parts(re.sub(r"\{\w+\}", "sex_race", text), writer_name="html",
+                      settings_overrides={"warning_stream": errors})
+        assert errors.getvalue() == "", f"{pattern}: {errors.getvalue()}"
