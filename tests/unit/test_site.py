@@ -115,6 +115,6 @@ def test_every_caption_is_plain_restructuredtext():
 
     for pattern, text in FIGURE_CAPTIONS:
         errors = io.StringIO()
-        publish_parts(re.sub(r"\{\w+\}", "sex_race", text), writer_name="html",
+        publish_parts(re.sub(r"\{\w+\}", "sex_race", text), writer="html",
                       settings_overrides={"warning_stream": errors})
         assert errors.getvalue() == "", f"{pattern}: {errors.getvalue()}"
