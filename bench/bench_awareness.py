@@ -1,24 +1,23 @@
 """Fairness through awareness: every NIJ person's nearest other-race neighbour (Mahalanobis), vs cdist.
 
 Ours: :func:`fairstats.awareness.mahalanobis_whitening` (pooled within-race covariance, once) then the exact
-nearest-neighbour search, both as the library ships it (:func:`fairstats.awareness.nearest_other_group`) and
-through the fast path :func:`fairstats.scale.nearest_other_group_fast` (one float32 product per pair of
-groups, float64 refinement). Reference: brute force
+nearest-neighbour search :func:`fairstats.awareness.nearest_other_group` (one float32 product per pair of
+groups, float64 refinement of every candidate within the rounding bound). Reference: brute force
 ``scipy.spatial.distance.cdist(x_block, x_other_race, "mahalanobis", VI=precision)`` in blocks, argmin per
 row. At ~3 µs per pair, brute force over all 2 x 14,801 x 10,949 pairs takes about a quarter of an hour on
 this machine, so by default it runs on a seeded sample of people of each race (``--sample``) and its time is
 scaled to all pairs (time per pair x number of pairs, said in the summary); ``--sample 0`` runs it on
-everybody. Neighbours are compared exactly on the people brute force ran on, and the two searches of ours
-are compared on everybody.
+everybody. Neighbours are compared exactly on the people brute force ran on.
 
 Features: the NIJ ``clean`` design matrix (:func:`fairstats.data.nij.design_matrix`, 25,750 x 140, no ID or
 row positions) of the authors' 250 fold files.
 
 BLAS threads: ours runs with one BLAS thread (``--blas-threads``, as the training pipeline does). On this
 shared machine the load is usually above the two cores, and OpenBLAS's default two threads then spin-wait for
-each other: the same search takes two to three times longer (and ``scipy.linalg.eigh`` of the 138 x 138
-correlation matrix in the whitening goes from milliseconds to over a second). The library-default timings and
-the CPU seconds are recorded in ``details.csv`` beside the one-thread ones.
+each other: the same search takes two to three times longer (``scipy.linalg.eigh`` of the 138 x 138
+correlation matrix in the whitening went from milliseconds to over a second, so the library now runs it with
+one BLAS thread whatever the setting). The library-default timings and the CPU seconds are recorded in
+``details.csv`` beside the one-thread ones.
 
 Goal (issue 7): identical neighbours, <= 3 s.
 """
@@ -41,20 +40,14 @@ from fairstats.awareness import (  # noqa: E402
     nearest_other_group,
 )
 from fairstats.data.nij import design_matrix, read_paper_folds  # noqa: E402
-from fairstats.scale import nearest_other_group_fast  # noqa: E402
 
 NAME = "awareness"
 FOLDS = ROOT / "data" / "raw" / "nij-paper-folds"
 
 
-def ours_module(X, race):
+def ours(X, race):
     whitening = mahalanobis_whitening(X, group=race)
     return nearest_other_group(X, race, whitening=whitening)
-
-
-def ours_fast(X, race):
-    whitening = mahalanobis_whitening(X, group=race)
-    return nearest_other_group_fast(X, race, whitening=whitening)
 
 
 def timed(fn, *, repeat: int, blas_threads: int):
@@ -113,21 +106,11 @@ def main() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularCovarianceWarning)
-        threads = args.blas_threads
-        module_s, module_times, module_cpu, module = timed(
-            lambda: ours_module(X, race), repeat=3, blas_threads=threads
+        ours_s, ours_times, ours_cpu, result = timed(
+            lambda: ours(X, race), repeat=3, blas_threads=args.blas_threads
         )
-        fast_s, fast_times, fast_cpu, fast = timed(lambda: ours_fast(X, race), repeat=3, blas_threads=threads)
-        default_module_s, _, default_module_cpu, _ = timed(
-            lambda: ours_module(X, race), repeat=2, blas_threads=0
-        )
-        default_fast_s, _, default_fast_cpu, _ = timed(lambda: ours_fast(X, race), repeat=2, blas_threads=0)
+        default_s, _, default_cpu, _ = timed(lambda: ours(X, race), repeat=2, blas_threads=0)
         whitening = mahalanobis_whitening(X, group=race)
-    same_ours = bool(
-        np.array_equal(module.neighbor, fast.neighbor)
-        and np.array_equal(module.n_ties, fast.n_ties)
-        and np.allclose(module.distance, fast.distance, rtol=1e-12, atol=0)
-    )
 
     rng = np.random.default_rng(config_seed())
     if args.sample and not args.quick:
@@ -144,9 +127,8 @@ def main() -> None:
         lambda: brute_force(x, race, queries, whitening.precision), repeat=1
     )
     ref_s = ref_measured_s / pairs * all_pairs
-    same_module = bool(np.array_equal(bf_neighbor, module.neighbor[queries]))
-    same_fast = bool(np.array_equal(bf_neighbor, fast.neighbor[queries]))
-    max_rel = float(np.max(np.abs(bf_distance - fast.distance[queries]) / np.maximum(bf_distance, 1e-300)))
+    same = bool(np.array_equal(bf_neighbor, result.neighbor[queries]))
+    max_rel = float(np.max(np.abs(bf_distance - result.distance[queries]) / np.maximum(bf_distance, 1e-300)))
     scaled = len(queries) != len(X)
     reference = (
         f"cdist 'mahalanobis' brute force in blocks, measured on {len(queries)} people "
@@ -160,21 +142,12 @@ def main() -> None:
     rows = [
         row(
             f"awareness: awareness.nearest_other_group + whitening, {people}",
-            ours_s=module_s,
+            ours_s=ours_s,
             reference=reference,
             reference_s=ref_s,
             floor=False,
             goal="identical neighbours, <= 3 s",
-            met=same_module and module_s <= 3,
-        ),
-        row(
-            f"awareness: scale.nearest_other_group_fast + whitening, {people}",
-            ours_s=fast_s,
-            reference=reference,
-            reference_s=ref_s,
-            floor=False,
-            goal="identical neighbours, <= 3 s",
-            met=same_fast and same_ours and fast_s <= 3,
+            met=same and ours_s <= 3,
         ),
     ]
     b = "awareness"
@@ -184,23 +157,17 @@ def main() -> None:
         detail(b, "whitening_rank", whitening.rank, "dimensions"),
         detail(b, "dropped_columns", list(whitening.dropped_columns)),
         detail(b, "blas_threads_ours", args.blas_threads or "library default"),
-        detail(b, "module_times", [round(t, 6) for t in module_times], "s"),
-        detail(b, "module_cpu_s", module_cpu, "s"),
-        detail(b, "fast_times", [round(t, 6) for t in fast_times], "s"),
-        detail(b, "fast_cpu_s", fast_cpu, "s"),
-        detail(b, "module_default_blas_s", default_module_s, "s"),
-        detail(b, "module_default_blas_cpu_s", default_module_cpu, "s"),
-        detail(b, "fast_default_blas_s", default_fast_s, "s"),
-        detail(b, "fast_default_blas_cpu_s", default_fast_cpu, "s"),
+        detail(b, "ours_times", [round(t, 6) for t in ours_times], "s"),
+        detail(b, "ours_cpu_s", ours_cpu, "s"),
+        detail(b, "ours_default_blas_s", default_s, "s"),
+        detail(b, "ours_default_blas_cpu_s", default_cpu, "s"),
         detail(b, "brute_force_people", len(queries), "people"),
         detail(b, "brute_force_pairs", pairs, "pairs"),
         detail(b, "brute_force_measured_s", ref_measured_s, "s"),
         detail(b, "brute_force_s_per_pair", ref_measured_s / pairs, "s"),
-        detail(b, "module_equals_brute_force_on_sample", same_module),
-        detail(b, "fast_equals_brute_force_on_sample", same_fast),
-        detail(b, "fast_equals_module_on_everybody", same_ours),
+        detail(b, "ours_equals_brute_force_on_sample", same),
         detail(b, "max_relative_distance_difference_vs_cdist", max_rel),
-        detail(b, "people_with_tied_neighbours", int((fast.n_ties > 1).sum()), "people"),
+        detail(b, "people_with_tied_neighbours", int((result.n_ties > 1).sum()), "people"),
     ]
     emit(args.json, rows, details)
 

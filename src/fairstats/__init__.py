@@ -16,5 +16,5 @@ from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning,
 from fairstats.inference import OUTCOME_TESTS, CramersVBootstrapResult, DisparityBootstrapResult, FoldDisparityResult, OutcomeTestsResult, UndefinedResampleWarning, adjust_pvalues, bootstrap_cramers_v, bootstrap_disparity, fold_disparity, outcome_tests, verdict_table  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet, equal_confusion_test_table, nearest_other_group_fast  # noqa: E501, F401, I001
+from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001

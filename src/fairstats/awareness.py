@@ -1,7 +1,8 @@
 """Fairness through awareness (paper B, II-O): each person's nearest other-group person, Mahalanobis metric.
 
 Pipeline: :func:`mahalanobis_whitening` (once) → :func:`nearest_other_group` (exact nearest neighbours on the
-whitened data, once for all models) → :func:`awareness_test` per model (2×2 table of own vs neighbour's
+whitened data: one float32 matrix product per pair of groups, float64 refinement of every candidate within the
+rounding bound; once for all models) → :func:`awareness_test` per model (2×2 table of own vs neighbour's
 prediction per group, McNemar mid-p). :func:`fairness_through_awareness` chains them.
 
 Metric. The paper's Eq. 4, M(x, y) = sqrt((x − y)ᵀ S⁻¹ (x − y)), with S "the covariance matrix". The
@@ -15,15 +16,17 @@ which is not a metric on the data; we use one covariance for everybody:
 
 Singular covariance. One-hot blocks sum to 1, race dummies are constant within each race, etc. Columns with
 zero (pooled) variance are dropped (reported in ``dropped_columns``); the rest are standardised by their
-standard deviation D, the correlation matrix R = D⁻¹ S D⁻¹ is eigendecomposed (``scipy.linalg.eigh``) and
-eigenvalues ≤ ``rtol``·max are treated as 0. The precision used is VI = D⁻¹ R⁺ D⁻¹ (pseudo-inverse), which
-equals S⁻¹ whenever S is invertible; differences along dropped directions (e.g. race itself under the pooled
-covariance) contribute 0 to the distance. Whitening z = Wᵀ D⁻¹ x with W = V_r Λ_r^{-1/2} gives
-‖z_i − z_j‖² = (x_i − x_j)ᵀ VI (x_i − x_j), so the Mahalanobis nearest neighbour is the Euclidean one of z.
+standard deviation D, the correlation matrix R = D⁻¹ S D⁻¹ is eigendecomposed (``scipy.linalg.eigh``, one
+BLAS thread) and eigenvalues ≤ ``rtol``·max are treated as 0. The precision used is VI = D⁻¹ R⁺ D⁻¹
+(pseudo-inverse), which equals S⁻¹ whenever S is invertible; differences along dropped directions (e.g. race
+itself under the pooled covariance) contribute 0 to the distance. Whitening z = Wᵀ D⁻¹ x with
+W = V_r Λ_r^{-1/2} gives ‖z_i − z_j‖² = (x_i − x_j)ᵀ VI (x_i − x_j), so the Mahalanobis nearest neighbour is
+the Euclidean one of z.
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -32,9 +35,15 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
+try:  # a dependency of scikit-learn, so always installed with fairstats; only used to cap BLAS threads
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover
+    threadpool_limits = None
+
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
 
 __all__ = [
+    "DEFAULT_BLOCK_CELLS",
     "AwarenessResult",
     "MahalanobisWhitening",
     "Neighbours",
@@ -354,7 +363,10 @@ def mahalanobis_whitening(
     scale = np.sqrt((r * r).sum(axis=0) / dof)
     z = r / scale
     corr = (z.T @ z) / dof
-    evals, evecs = scipy.linalg.eigh(corr)
+    # One BLAS thread: a ~140 x 140 problem gains nothing from more, and on a loaded machine OpenBLAS's
+    # threads spin-wait for each other (milliseconds become up to a second).
+    with threadpool_limits(limits=1, user_api="blas") if threadpool_limits else contextlib.nullcontext():
+        evals, evecs = scipy.linalg.eigh(corr)
     keep = evals > rtol * evals[-1]
     transform = evecs[:, keep] / np.sqrt(evals[keep])
     dropped = tuple(n for n, k in zip(names, kept, strict=True) if not k)
@@ -383,57 +395,116 @@ def mahalanobis_whitening(
 
 
 # --------------------------------------------------------------------------------------------------------
-# exact nearest neighbour
+# exact nearest neighbour: one float32 matrix product per pair of groups, float64 refinement
 # --------------------------------------------------------------------------------------------------------
 
+#: Float32 cells per block of squared distances in :func:`nearest_other_group` (32 MiB).
+DEFAULT_BLOCK_CELLS = 1 << 23
 
-def _nearest(q: np.ndarray, ref: np.ndarray, *, n_candidates: int = 8, max_cells: int = 4_000_000):
-    """Exact nearest row of ``ref`` for every row of ``q`` (Euclidean), ties to the lowest row of ``ref``.
 
-    Squared distances are first computed by the matrix-product identity |q|² + |r|² − 2 q·r (fast, BLAS) in
-    chunks; the ``n_candidates`` smallest are recomputed exactly as Σ (q − r)², and a row whose candidate set
-    might miss the true minimum (its candidate gap is within twice the rounding bound of the identity) is
-    recomputed exactly against every reference row. Returns (index, squared distance, number of ties).
+def _merge(best, pos, ties, people, d, p, t):
+    """Fold one pair of groups' result into the running best (smaller distance, then lower position)."""
+    current = best[people]
+    better = d < current
+    equal = d == current
+    best[people[better]] = d[better]
+    pos[people[better]] = p[better]
+    ties[people[better]] = t[better]
+    eq = people[equal]
+    pos[eq] = np.minimum(pos[eq], p[equal])
+    ties[eq] += t[equal]
+
+
+def _exact_choice(rows, cols, qa, qb, n_rows):
+    """For candidate pairs (row of qa, col of qb): per row, the smallest Σ (a − b)², ties to the lowest col.
+
+    Returns squared distance, column and number of tied columns per row (rows without candidates: inf).
     """
-    m, dim = q.shape
-    n_ref = len(ref)
-    k = min(n_candidates, n_ref)
-    ref_sq = np.einsum("ij,ij->i", ref, ref)
-    ref_sq_max = float(ref_sq.max())
-    eps = np.finfo(float).eps
-    index = np.empty(m, dtype=np.intp)
-    best = np.empty(m)
-    ties = np.empty(m, dtype=np.intp)
-    chunk = max(1, max_cells // max(n_ref, 1))
-    for start in range(0, m, chunk):
-        qc = q[start : start + chunk]
-        q_sq = np.einsum("ij,ij->i", qc, qc)
-        approx = q_sq[:, None] + ref_sq[None, :] - 2.0 * (qc @ ref.T)
-        if k < n_ref:
-            cand = np.argpartition(approx, k - 1, axis=1)[:, :k]
-        else:
-            cand = np.broadcast_to(np.arange(n_ref), (len(qc), n_ref)).copy()
-        cand.sort(axis=1)  # ascending position, so that argmin picks the lowest position among ties
-        approx_c = np.take_along_axis(approx, cand, axis=1)
-        diff = qc[:, None, :] - ref[cand]
-        exact_c = np.einsum("ijk,ijk->ij", diff, diff)
-        j = np.argmin(exact_c, axis=1)
-        rows = np.arange(len(qc))
-        index[start : start + len(qc)] = cand[rows, j]
-        best_c = exact_c[rows, j]
-        best[start : start + len(qc)] = best_c
-        ties[start : start + len(qc)] = (exact_c == best_c[:, None]).sum(axis=1)
-        if k < n_ref:
-            bound = 4.0 * (dim + 2) * eps * (q_sq + ref_sq_max) + 1e-300
-            unsafe = approx_c.max(axis=1) - approx.min(axis=1) <= 2.0 * bound
-            for i in np.flatnonzero(unsafe):
-                d = ref - qc[i]
-                full = np.einsum("ij,ij->i", d, d)
-                jj = int(np.argmin(full))
-                index[start + i] = jj
-                best[start + i] = full[jj]
-                ties[start + i] = int((full == full[jj]).sum())
-    return index, best, ties
+    diff = qa[rows] - qb[cols]
+    exact = np.einsum("ij,ij->i", diff, diff)
+    order = np.lexsort((cols, exact, rows))
+    rows, cols, exact = rows[order], cols[order], exact[order]
+    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    best = np.full(n_rows, np.inf)
+    where = np.zeros(n_rows, dtype=np.intp)
+    ties = np.zeros(n_rows, dtype=np.intp)
+    best[rows[first]] = exact[first]
+    where[rows[first]] = cols[first]
+    tied = exact == best[rows]
+    ties[rows[first]] = np.add.reduceat(tied.astype(np.intp), first)
+    return best, where, ties
+
+
+def _pair_nearest(a: np.ndarray, b: np.ndarray, *, block_rows: int):
+    """Nearest row of ``b`` for every row of ``a`` and nearest row of ``a`` for every row of ``b``.
+
+    One float32 matrix product per block gives approximate squared distances
+    ``|a_i|² + |b_j|² − 2 a_i·b_j``; every pair within twice a rounding bound of its row's (column's)
+    approximate minimum is a candidate, recomputed exactly in float64 as Σ (a_i − b_j)², and the smallest
+    exact value wins (ties to the lowest position). The bound covers float32 rounding of the inputs and of
+    the product, so the true minimum is always among the candidates: the result is the exact ``argmin``.
+    """
+    dim = a.shape[1]
+    eps = float(np.finfo(np.float32).eps)
+    a_sq = np.einsum("ij,ij->i", a, a)
+    b_sq = np.einsum("ij,ij->i", b, b)
+    # |fl32(D) − D| <= c eps (|a_i|² + |b_j|²), c = 4 (dim + 2) (generous: about (dim + 6) suffices)
+    c = 4.0 * (dim + 2) * eps
+    window_row = 2.0 * c * (a_sq + b_sq.max()) * 1.01 + 1e-30
+    window_col = 2.0 * c * (b_sq + a_sq.max()) * 1.01 + 1e-30
+    # augmented rows: [-2a, |a|², 1] · [b, 1, |b|²] = |a|² + |b|² − 2 a·b in one float32 product
+    a_aug = np.concatenate([-2.0 * a, a_sq[:, None], np.ones((len(a), 1))], axis=1).astype(np.float32)
+    b_aug_t = np.ascontiguousarray(
+        np.concatenate([b, np.ones((len(b), 1)), b_sq[:, None]], axis=1).T, dtype=np.float32
+    )
+    n_b = len(b)
+    col_min = np.full(n_b, np.inf, dtype=np.float32)
+    row_pairs, col_pairs = [], []
+    buffer = np.empty((min(block_rows, len(a)), n_b), dtype=np.float32)
+    for start in range(0, len(a), block_rows):
+        stop = min(start + block_rows, len(a))
+        approx = buffer[: stop - start]
+        np.matmul(a_aug[start:stop], b_aug_t, out=approx)
+        row_min = approx.min(axis=1)
+        # flat indices: much faster than the two index arrays of a 2-D nonzero
+        flat = np.flatnonzero(approx <= (row_min + window_row[start:stop])[:, None])
+        i, j = np.divmod(flat, n_b)
+        row_pairs.append((i + start, j))
+        np.minimum(col_min, approx.min(axis=0), out=col_min)
+        flat = np.flatnonzero(approx <= (col_min + window_col)[None, :])
+        i, j = np.divmod(flat, n_b)
+        col_pairs.append((i + start, j, approx.ravel()[flat]))
+    rows = np.concatenate([p[0] for p in row_pairs])
+    cols = np.concatenate([p[1] for p in row_pairs])
+    a_best, a_where, a_ties = _exact_choice(rows, cols, a, b, len(a))
+    rows = np.concatenate([p[0] for p in col_pairs])
+    cols = np.concatenate([p[1] for p in col_pairs])
+    value = np.concatenate([p[2] for p in col_pairs])
+    keep = value <= col_min[cols] + window_col[cols]  # the final column minimum is known only now
+    b_best, b_where, b_ties = _exact_choice(cols[keep], rows[keep], b, a, len(b))
+    return (a_best, a_where, a_ties), (b_best, b_where, b_ties)
+
+
+def _nearest_other_group_iv(X, group, covariance, strata, rtol, whitening, block_rows):
+    """Checks (and the whitening, which checks ``X``, ``group``, ``covariance``, ``rtol``)."""
+    if block_rows is not None and (
+        isinstance(block_rows, bool) or not isinstance(block_rows, numbers.Integral) or block_rows < 1
+    ):
+        raise ValueError(f"`block_rows` must be a positive integer or None, got {block_rows!r}")
+    if whitening is None:
+        whitening = mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
+    z = whitening.apply(X)
+    n = len(z)
+    g = _labels_iv(group, n, "group")
+    g_codes, g_labels = pd.factorize(g, sort=True)
+    if len(g_labels) < 2:
+        raise ValueError(f"`group` needs at least two groups, got {list(g_labels)}")
+    if strata is None:
+        s_codes, s_values = np.zeros(n, dtype=np.intp), None
+    else:
+        s_values = _labels_iv(strata, n, "strata")
+        s_codes, _ = pd.factorize(s_values, sort=True)
+    return z, whitening, g, g_codes, g_labels, s_values, s_codes
 
 
 def nearest_other_group(
@@ -444,6 +515,7 @@ def nearest_other_group(
     strata: object = None,
     rtol: float = 1e-10,
     whitening: MahalanobisWhitening | None = None,
+    block_rows: int | None = None,
 ) -> Neighbours:
     """Each person's nearest person of another group under the Mahalanobis metric (exact).
 
@@ -462,6 +534,9 @@ def nearest_other_group(
         Eigenvalue threshold of the pseudo-inverse.
     whitening : MahalanobisWhitening, optional
         A whitening fitted before (``covariance``/``rtol`` are then ignored).
+    block_rows : int or None, keyword-only
+        Rows per block of the distance matrix (memory: ``block_rows`` x group size x 4 bytes); None: as many
+        as fit in :data:`DEFAULT_BLOCK_CELLS` cells (32 MiB). The result does not depend on it.
 
     Returns
     -------
@@ -472,57 +547,60 @@ def nearest_other_group(
     ------
     ValueError
         As :func:`mahalanobis_whitening`; fewer than two groups; a person with no other-group person in
-        their stratum.
+        their stratum; ``block_rows`` < 1.
 
     Notes
     -----
-    Exact brute force on the whitened data: squared distances by the BLAS matrix-product identity in
-    chunks, the 8 smallest per person recomputed exactly as Σ (z_i − z_j)², with a full exact recomputation
-    for any person whose candidate gap is within the rounding bound of the identity, so the result equals
-    ``argmin`` of exactly computed distances. Ties go to the lowest position (``n_ties`` reports them). A
-    k-d tree is exact too but slow in ~140 dimensions. Cost O(n_A·n_B·rank): 25,750 people × 139 features
-    take seconds on two cores.
+    On whitened data z (:func:`mahalanobis_whitening`) the Mahalanobis distance is Euclidean. For each pair
+    of groups A and B (within a stratum), :math:`\\tilde D = |a|^2 + |b|^2 - 2 a b^T` is computed in float32
+    by blocks of rows, with one matrix product read along rows for A and along columns for B; with
+    :math:`\\varepsilon` float32's machine epsilon and k the dimension,
+    :math:`|\\tilde D_{ij} - D_{ij}| \\le 4 (k + 2) \\varepsilon (|a_i|^2 + |b_j|^2)` (input rounding and
+    the dot product's error, e.g. Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Sec. 3.1),
+    so every pair within twice that bound of its row's (or column's) smallest :math:`\\tilde D` is a
+    candidate, recomputed in float64 as :math:`\\sum (z_i - z_j)^2`; the smallest wins, ties to the lowest
+    position (``n_ties`` reports them). The true nearest neighbour is always a candidate, so the result
+    equals ``argmin`` of exactly computed distances. A k-d tree is exact too but slow in ~140 dimensions.
+    Cost O(n_A·n_B·rank): 25,750 NIJ people × 139 features take about a second on one core.
 
     References
     ----------
     Paper B, section II-O and Eq. 4. C. Dwork et al., "Fairness through awareness", ITCS 2012.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.1], [0.1, 1.0], [0.9, 0.0], [0.0, 0.2], [1.1, 1.0]])
+    >>> nearest_other_group(X, ["A", "A", "A", "B", "B", "B"]).neighbor.tolist()
+    [4, 3, 4, 1, 0, 1]
     """
-    if whitening is None:
-        whitening = mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
-    z = whitening.apply(X)
+    z, whitening, g, g_codes, g_labels, s_values, s_codes = _nearest_other_group_iv(
+        X, group, covariance, strata, rtol, whitening, block_rows
+    )
     n = len(z)
-    g = _labels_iv(group, n, "group")
-    g_codes, g_labels = pd.factorize(g, sort=True)
-    if len(g_labels) < 2:
-        raise ValueError(f"`group` needs at least two groups, got {list(g_labels)}")
-    if strata is None:
-        s_codes = np.zeros(n, dtype=np.intp)
-        s_values = None
-    else:
-        s_values = _labels_iv(strata, n, "strata")
-        s_codes, _ = pd.factorize(s_values, sort=True)
-    neighbor = np.empty(n, dtype=np.intp)
-    dist2 = np.empty(n)
-    ties = np.empty(n, dtype=np.intp)
+    best = np.full(n, np.inf)
+    neighbor = np.full(n, -1, dtype=np.intp)
+    ties = np.zeros(n, dtype=np.intp)
     order = np.lexsort((g_codes, s_codes))  # positions grouped by stratum then group
     bounds = np.flatnonzero(np.diff(s_codes[order])) + 1
     for members in np.split(order, bounds):  # one block per stratum
         members = np.sort(members)
-        for gc in np.unique(g_codes[members]):
-            q_pos = members[g_codes[members] == gc]
-            r_pos = members[g_codes[members] != gc]
-            if len(r_pos) == 0:
-                where = "" if strata is None else f" in stratum {_plain(s_values[q_pos[0]])!r}"
-                raise ValueError(
-                    f"group {_plain(g_labels[gc])!r} has no person of another group{where} to match"
-                )
-            idx, d2, t = _nearest(z[q_pos], z[r_pos])
-            neighbor[q_pos] = r_pos[idx]
-            dist2[q_pos] = d2
-            ties[q_pos] = t
+        present = np.unique(g_codes[members])
+        if len(present) < 2:
+            where = "" if strata is None else f" in stratum {_plain(s_values[members[0]])!r}"
+            raise ValueError(
+                f"group {_plain(g_labels[present[0]])!r} has no person of another group{where} to match"
+            )
+        positions = [members[g_codes[members] == code] for code in present]  # ascending positions
+        for x in range(len(present)):
+            for y in range(x + 1, len(present)):
+                pa, pb = positions[x], positions[y]
+                rows = block_rows or max(1, DEFAULT_BLOCK_CELLS // len(pb))
+                (da, ja, ta), (db, jb, tb) = _pair_nearest(z[pa], z[pb], block_rows=int(rows))
+                _merge(best, neighbor, ties, pa, da, pb[ja], ta)
+                _merge(best, neighbor, ties, pb, db, pa[jb], tb)
     return Neighbours(
         neighbor=neighbor,
-        distance=np.sqrt(dist2),
+        distance=np.sqrt(best),
         group=g,
         strata=s_values,
         whitening=whitening,

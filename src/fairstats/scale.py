@@ -17,10 +17,6 @@ frame and then runs the same test on it:
 
 The tables are labelled exactly as :func:`fairstats.confusion.confusion_table` labels them (same group and
 cell order, same notes about empty groups and cells), so the results equal the DataFrame path's.
-
-Fairness through awareness at scale: :func:`nearest_other_group_fast` is a drop-in for
-:func:`fairstats.awareness.nearest_other_group` (same result, ties included) that needs one float32 matrix
-product per pair of groups, with an exact float64 refinement of every candidate within the rounding bound.
 """
 
 from __future__ import annotations
@@ -54,14 +50,12 @@ from fairstats.confusion import (
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
-    "DEFAULT_BLOCK_CELLS",
     "DEFAULT_CHUNK_SIZE",
     "binary_cell_codes",
     "confusion_table_from_codes",
     "confusion_table_parquet",
     "equal_confusion_test_parquet",
     "equal_confusion_test_table",
-    "nearest_other_group_fast",
 ]
 
 #: Rows per chunk of :func:`confusion_table_from_codes` (fits in the CPU cache with its intp copy).
@@ -756,212 +750,3 @@ def equal_confusion_test_parquet(
         rng=rng,
     )
 
-
-# --------------------------------------------------------------------------------------------------------
-# fairness through awareness: exact nearest other-group neighbour, one matrix product per pair of groups
-# --------------------------------------------------------------------------------------------------------
-
-#: Float32 cells per block of squared distances in :func:`nearest_other_group_fast` (32 MiB).
-DEFAULT_BLOCK_CELLS = 1 << 23
-
-
-def _merge(best, pos, ties, people, d, p, t):
-    """Fold one pair of groups' result into the running best (smaller distance, then lower position)."""
-    current = best[people]
-    better = d < current
-    equal = d == current
-    best[people[better]] = d[better]
-    pos[people[better]] = p[better]
-    ties[people[better]] = t[better]
-    eq = people[equal]
-    pos[eq] = np.minimum(pos[eq], p[equal])
-    ties[eq] += t[equal]
-
-
-def _exact_choice(rows, cols, qa, qb, n_rows):
-    """For candidate pairs (row of qa, col of qb): per row, the smallest Σ (a − b)², ties to the lowest col.
-
-    Returns squared distance, column and number of tied columns per row (rows without candidates: inf).
-    """
-    diff = qa[rows] - qb[cols]
-    exact = np.einsum("ij,ij->i", diff, diff)
-    order = np.lexsort((cols, exact, rows))
-    rows, cols, exact = rows[order], cols[order], exact[order]
-    first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    best = np.full(n_rows, np.inf)
-    where = np.zeros(n_rows, dtype=np.intp)
-    ties = np.zeros(n_rows, dtype=np.intp)
-    best[rows[first]] = exact[first]
-    where[rows[first]] = cols[first]
-    tied = exact == best[rows]
-    ties[rows[first]] = np.add.reduceat(tied.astype(np.intp), first)
-    return best, where, ties
-
-
-def _pair_nearest(a: np.ndarray, b: np.ndarray, *, block_rows: int):
-    """Nearest row of ``b`` for every row of ``a`` and nearest row of ``a`` for every row of ``b``.
-
-    One float32 matrix product per block gives approximate squared distances
-    ``|a_i|² + |b_j|² − 2 a_i·b_j``; every pair within twice a rounding bound of its row's (column's)
-    approximate minimum is a candidate, recomputed exactly in float64 as Σ (a_i − b_j)², and the smallest
-    exact value wins (ties to the lowest position). The bound covers float32 rounding of the inputs and of
-    the product, so the true minimum is always among the candidates: the result is the exact ``argmin``.
-    """
-    dim = a.shape[1]
-    eps = float(np.finfo(np.float32).eps)
-    a_sq = np.einsum("ij,ij->i", a, a)
-    b_sq = np.einsum("ij,ij->i", b, b)
-    # |fl32(D) − D| <= c eps (|a_i|² + |b_j|²), c = 4 (dim + 2) (generous: about (dim + 6) suffices)
-    c = 4.0 * (dim + 2) * eps
-    window_row = 2.0 * c * (a_sq + b_sq.max()) * 1.01 + 1e-30
-    window_col = 2.0 * c * (b_sq + a_sq.max()) * 1.01 + 1e-30
-    # augmented rows: [-2a, |a|², 1] · [b, 1, |b|²] = |a|² + |b|² − 2 a·b in one float32 product
-    a_aug = np.concatenate([-2.0 * a, a_sq[:, None], np.ones((len(a), 1))], axis=1).astype(np.float32)
-    b_aug_t = np.ascontiguousarray(
-        np.concatenate([b, np.ones((len(b), 1)), b_sq[:, None]], axis=1).T, dtype=np.float32
-    )
-    n_b = len(b)
-    col_min = np.full(n_b, np.inf, dtype=np.float32)
-    row_pairs, col_pairs = [], []
-    buffer = np.empty((min(block_rows, len(a)), n_b), dtype=np.float32)
-    for start in range(0, len(a), block_rows):
-        stop = min(start + block_rows, len(a))
-        approx = buffer[: stop - start]
-        np.matmul(a_aug[start:stop], b_aug_t, out=approx)
-        row_min = approx.min(axis=1)
-        # flat indices: much faster than the two index arrays of a 2-D nonzero
-        flat = np.flatnonzero(approx <= (row_min + window_row[start:stop])[:, None])
-        i, j = np.divmod(flat, n_b)
-        row_pairs.append((i + start, j))
-        np.minimum(col_min, approx.min(axis=0), out=col_min)
-        flat = np.flatnonzero(approx <= (col_min + window_col)[None, :])
-        i, j = np.divmod(flat, n_b)
-        col_pairs.append((i + start, j, approx.ravel()[flat]))
-    rows = np.concatenate([p[0] for p in row_pairs])
-    cols = np.concatenate([p[1] for p in row_pairs])
-    a_best, a_where, a_ties = _exact_choice(rows, cols, a, b, len(a))
-    rows = np.concatenate([p[0] for p in col_pairs])
-    cols = np.concatenate([p[1] for p in col_pairs])
-    value = np.concatenate([p[2] for p in col_pairs])
-    keep = value <= col_min[cols] + window_col[cols]  # the final column minimum is known only now
-    b_best, b_where, b_ties = _exact_choice(cols[keep], rows[keep], b, a, len(b))
-    return (a_best, a_where, a_ties), (b_best, b_where, b_ties)
-
-
-def _nearest_other_group_fast_iv(X, group, covariance, strata, rtol, whitening, block_rows):
-    """Checks (and the whitening, which checks ``X``, ``group``, ``covariance``, ``rtol``)."""
-    from fairstats import awareness
-
-    if block_rows is not None and (
-        isinstance(block_rows, bool) or not isinstance(block_rows, int | np.integer) or block_rows < 1
-    ):
-        raise ValueError(f"`block_rows` must be a positive integer or None, got {block_rows!r}")
-    if whitening is None:
-        whitening = awareness.mahalanobis_whitening(X, group=group, covariance=covariance, rtol=rtol)
-    z = whitening.apply(X)
-    n = len(z)
-    g = awareness._labels_iv(group, n, "group")
-    g_codes, g_labels = pd.factorize(g, sort=True)
-    if len(g_labels) < 2:
-        raise ValueError(f"`group` needs at least two groups, got {list(g_labels)}")
-    if strata is None:
-        s_codes, s_values = np.zeros(n, dtype=np.intp), None
-    else:
-        s_values = awareness._labels_iv(strata, n, "strata")
-        s_codes, _ = pd.factorize(s_values, sort=True)
-    return z, whitening, g, g_codes, g_labels, s_values, s_codes
-
-
-def nearest_other_group_fast(
-    X: object,
-    group: object,
-    *,
-    covariance: str = "pooled",
-    strata: object = None,
-    rtol: float = 1e-10,
-    whitening: object = None,
-    block_rows: int | None = None,
-):
-    """Nearest other-group person of everybody under the Mahalanobis metric: exact, one product per pair.
-
-    A drop-in for :func:`fairstats.awareness.nearest_other_group` (same parameters, same result, same tie
-    rule), several times faster on the NIJ data: each pair of groups needs one float32 matrix product,
-    read along rows for one group and along columns for the other, instead of one float64 product and a
-    partial sort per group.
-
-    Parameters
-    ----------
-    X, group, covariance, strata, rtol, whitening
-        As in :func:`fairstats.awareness.nearest_other_group`.
-    block_rows : int or None, keyword-only
-        Rows per block of the distance matrix (memory: ``block_rows`` x group size x 4 bytes); None: as many
-        as fit in :data:`DEFAULT_BLOCK_CELLS` cells (32 MiB).
-
-    Returns
-    -------
-    fairstats.awareness.Neighbours
-        ``neighbor`` (0-based positions), ``distance``, ``group``, ``strata``, ``whitening``, ``n_ties``;
-        equal to :func:`fairstats.awareness.nearest_other_group`'s.
-
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`fairstats.awareness.nearest_other_group`; ``block_rows`` < 1.
-
-    Notes
-    -----
-    On whitened data z (:func:`fairstats.awareness.mahalanobis_whitening`) the Mahalanobis distance is
-    Euclidean. For groups A and B, :math:`\\tilde D = |a|^2 + |b|^2 - 2 a b^T` is computed in float32 by
-    blocks; with :math:`\\varepsilon` float32's machine epsilon and k the dimension,
-    :math:`|\\tilde D_{ij} - D_{ij}| \\le 4 (k + 2) \\varepsilon (|a_i|^2 + |b_j|^2)` (input rounding and
-    the dot product's error, e.g. Higham, *Accuracy and Stability of Numerical Algorithms*, 2002, Sec. 3.1),
-    so every pair within twice that bound of its row's (or column's) smallest :math:`\\tilde D` is a
-    candidate, recomputed in float64 as :math:`\\sum (a - b)^2`; the smallest wins, ties to the lowest
-    position. The true nearest neighbour is always a candidate, so the result is exact.
-
-    References
-    ----------
-    Paper B, section II-O and Eq. 4; C. Dwork et al., "Fairness through awareness", ITCS 2012.
-
-    Examples
-    --------
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.1], [0.1, 1.0], [0.9, 0.0], [0.0, 0.2], [1.1, 1.0]])
-    >>> nearest_other_group_fast(X, ["A", "A", "A", "B", "B", "B"]).neighbor.tolist()
-    [4, 3, 4, 1, 0, 1]
-    """
-    from fairstats import awareness
-
-    z, whitening, g, g_codes, g_labels, s_values, s_codes = _nearest_other_group_fast_iv(
-        X, group, covariance, strata, rtol, whitening, block_rows
-    )
-    n = len(z)
-    best = np.full(n, np.inf)
-    neighbor = np.full(n, -1, dtype=np.intp)
-    ties = np.zeros(n, dtype=np.intp)
-    order = np.lexsort((g_codes, s_codes))
-    bounds = np.flatnonzero(np.diff(s_codes[order])) + 1
-    for members in np.split(order, bounds):  # one block per stratum
-        members = np.sort(members)
-        present = np.unique(g_codes[members])
-        if len(present) < 2:
-            where = "" if strata is None else f" in stratum {awareness._plain(s_values[members[0]])!r}"
-            raise ValueError(
-                f"group {awareness._plain(g_labels[present[0]])!r} has no person of another group{where} "
-                "to match"
-            )
-        positions = [members[g_codes[members] == code] for code in present]  # ascending positions
-        for x in range(len(present)):
-            for y in range(x + 1, len(present)):
-                pa, pb = positions[x], positions[y]
-                rows = block_rows or max(1, DEFAULT_BLOCK_CELLS // len(pb))
-                (da, ja, ta), (db, jb, tb) = _pair_nearest(z[pa], z[pb], block_rows=int(rows))
-                _merge(best, neighbor, ties, pa, da, pb[ja], ta)
-                _merge(best, neighbor, ties, pb, db, pa[jb], tb)
-    return awareness.Neighbours(
-        neighbor=neighbor,
-        distance=np.sqrt(best),
-        group=g,
-        strata=s_values,
-        whitening=whitening,
-        n_ties=ties,
-    )

@@ -39,6 +39,19 @@ def _brute(x: np.ndarray, g: np.ndarray, vi: np.ndarray) -> tuple[np.ndarray, np
     return idx, dist
 
 
+def _brute_exact(z: np.ndarray, g: np.ndarray, strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest other-group row (same stratum) by exact Σ (z_i − z_j)² over all pairs: lowest position among
+    ties, and the number of ties."""
+    idx = np.empty(len(z), dtype=int)
+    ties = np.empty(len(z), dtype=int)
+    for i in range(len(z)):
+        others = np.flatnonzero((g != g[i]) & (strata == strata[i]))
+        diff = z[others] - z[i]
+        d2 = np.einsum("ij,ij->i", diff, diff)
+        idx[i], ties[i] = others[np.argmin(d2)], int((d2 == d2.min()).sum())
+    return idx, ties
+
+
 @pytest.fixture
 def small() -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(2024)
@@ -51,13 +64,14 @@ def small() -> tuple[np.ndarray, np.ndarray]:
     return x, g
 
 
+@pytest.mark.parametrize("block_rows", [7, None])
 @pytest.mark.parametrize("covariance", ["pooled", "total"])
-def test_neighbours_equal_brute_force(small, covariance):
+def test_neighbours_equal_brute_force(small, covariance, block_rows):
     x, g = small
     s = _pooled_cov(x, g) if covariance == "pooled" else np.cov(x, rowvar=False)
     vi = np.linalg.inv(s)
     expected_idx, expected_dist = _brute(x, g, vi)
-    nb = nearest_other_group(x, g, covariance=covariance)
+    nb = nearest_other_group(x, g, covariance=covariance, block_rows=block_rows)
     np.testing.assert_array_equal(nb.neighbor, expected_idx)
     np.testing.assert_allclose(nb.distance, expected_dist, rtol=1e-9)
     assert (g[nb.neighbor] != g).all()
@@ -99,7 +113,7 @@ def test_total_covariance_singular_equals_pinv(small):
 
 
 def test_ties_go_to_lowest_position_and_are_counted():
-    # 12 identical B rows at the minimum: more than the 8 candidates, so the exact fallback must run
+    # 12 identical B rows at the minimum: all tied, the lowest position wins
     a = np.array([[0.0, 0.0]])
     b_far = np.array([[5.0, 5.0], [4.0, -4.0], [-3.0, 6.0]])
     b_near = np.tile([[1.0, 1.0]], (12, 1))
@@ -111,6 +125,26 @@ def test_ties_go_to_lowest_position_and_are_counted():
     z = w.apply(x)
     exact = ((z[4:16] - z[0]) ** 2).sum(axis=1)
     assert nb.distance[0] == pytest.approx(np.sqrt(exact.min()))
+
+
+@pytest.mark.parametrize("block_rows", [1, 7, None])
+def test_many_ties_and_duplicates_equal_exact_brute_force(block_rows):
+    rng = np.random.default_rng(31)
+    n, p = 300, 5
+    x = rng.integers(0, 3, size=(n, p)).astype(float)  # discrete: many exact ties and duplicates
+    x[:, 4] = x[:, 0] + x[:, 1]  # a null direction: pseudo-inverse
+    g = rng.choice(np.array(["a", "b", "c"]), n, p=[0.5, 0.3, 0.2])  # three groups: pairs merged
+    strata = np.repeat(np.arange(3), n // 3)
+    with pytest.warns(SingularCovarianceWarning):
+        whitening = mahalanobis_whitening(x, group=g)
+    z = whitening.apply(x)
+    for s in (np.zeros(n, dtype=int), strata):
+        nb = nearest_other_group(x, g, whitening=whitening, strata=s, block_rows=block_rows)
+        idx, ties = _brute_exact(z, g, s)
+        np.testing.assert_array_equal(nb.neighbor, idx)
+        np.testing.assert_array_equal(nb.n_ties, ties)
+        np.testing.assert_allclose(nb.distance**2, ((z - z[idx]) ** 2).sum(axis=1), rtol=1e-12, atol=1e-12)
+        assert (nb.n_ties > 1).sum() > 20  # the case is really about ties
 
 
 def test_strata_restrict_the_search(small):
@@ -185,6 +219,8 @@ def test_bad_input(small):
     strata = np.where(g == "BLACK", 0, 1)
     with pytest.raises(ValueError, match="no person of another group in stratum 0"):
         nearest_other_group(x, g, strata=strata)
+    with pytest.raises(ValueError, match="`block_rows` must be a positive integer or None, got 0"):
+        nearest_other_group(x, g, block_rows=0)
     nb = nearest_other_group(x, g)
     with pytest.raises(ValueError, match="`y_pred` must be 0/1, got 2 at position 0"):
         awareness_test(np.full(len(x), 2), nb)
