@@ -1,7 +1,7 @@
 """Equal confusion test at scale: 10^8 people as integer codes, vs pandas + scipy and vs one bincount pass.
 
 Ours: :func:`fairstats.scale.confusion_table_from_codes` (chunked ``np.bincount``) then
-:func:`fairstats.scale.equal_confusion_test_table` (chi-squared, Cramér's V, adjusted residuals, Cochran).
+:func:`fairstats.confusion.equal_confusion_test_table` (chi-squared, Cramér's V, adjusted residuals, Cochran).
 Peer: ``pandas.crosstab`` + ``scipy.stats.chi2_contingency`` on the same codes (run on all rows when the
 machine's available memory allows it, otherwise on fewer rows, said in the summary). Floors: one
 ``np.bincount`` over the combined code ``group * r + cell`` already in ``intp`` (counting only), and the
@@ -44,11 +44,8 @@ from _common import (  # noqa: E402
     traced_peak,
 )
 
-from fairstats.scale import (  # noqa: E402
-    binary_cell_codes,
-    confusion_table_from_codes,
-    equal_confusion_test_table,
-)
+from fairstats.confusion import equal_confusion_test_table  # noqa: E402
+from fairstats.scale import binary_cell_codes, confusion_table_from_codes  # noqa: E402
 
 NAME = "equal_confusion"
 GROUPS = [f"{race} - {sex}" for race in ("Black", "Hispanic", "White") for sex in ("Female", "Male")]

@@ -12,9 +12,9 @@ from fairstats.authors import PAPER_B_TESTS, PaperTest, authors_battery, authors
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.battery import BATTERY_COLUMNS, BatteryTables, awareness_features, battery_tables, published_vs_reproduced_rerun, run_battery  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
-from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test  # noqa: E501, F401, I001
+from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.inference import OUTCOME_TESTS, CramersVBootstrapResult, DisparityBootstrapResult, FoldDisparityResult, OutcomeTestsResult, UndefinedResampleWarning, adjust_pvalues, bootstrap_cramers_v, bootstrap_disparity, fold_disparity, outcome_tests, verdict_table  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet, equal_confusion_test_table  # noqa: E501, F401, I001
+from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001

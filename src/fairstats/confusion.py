@@ -5,13 +5,15 @@ cells of the confusion matrix. The data become a contingency matrix ``O`` (q gro
 
 * :func:`equal_confusion_test` runs Pearson's chi-squared test of independence on ``O`` (paper A, Eq. 1-2),
   with the effect size, Cochran's rule, both post hoc cut-offs, and a Monte-Carlo permutation p-value when
-  Cochran's rule fails;
+  Cochran's rule fails; :func:`equal_confusion_test_table` runs the same test on ``O`` already counted
+  (e.g. by :mod:`fairstats.scale` from integer codes or a parquet file);
 * :func:`confusion_parity_error` is Cramér's V of ``O`` (Eq. 3);
 * :func:`adjusted_residuals` are the adjusted standardized residuals of ``O`` (Eq. 4);
 * :func:`confusion_table` is ``O`` itself, labelled; :func:`confusion_ratios` the paper's ratio tables.
 
 The statistics come from scipy (``chi2_contingency``, ``contingency.association``) and statsmodels
-(``Table.standardized_resids``); only the vectorised permutation statistic is written out here.
+(``Table.standardized_resids``), the permutation's random tables from ``scipy.stats.random_table``; only the
+vectorised permutation statistic is written out here.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "confusion_table",
     "effect_size_thresholds",
     "equal_confusion_test",
+    "equal_confusion_test_table",
 ]
 
 #: Binary cells in the paper's printed order: (label, y_pred, y_true).
@@ -75,8 +78,6 @@ class _Contingency:
     cells: pd.DataFrame  # one row per kept cell: cell, y_pred, y_true
     group_columns: tuple[str, ...]
     notes: tuple[str, ...]
-    row_codes: np.ndarray  # per data row: index of its (kept) group
-    cell_codes: np.ndarray  # per data row: index of its (kept) cell
 
 
 def _sorted_unique(values: pd.Series, *, name: str, column: str) -> list:
@@ -176,15 +177,8 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
     cells = pd.DataFrame(
         [cell_rows[j] for j in np.flatnonzero(keep_cols)], columns=["cell", "y_pred", "y_true"]
     )
-    row_map = np.cumsum(keep_rows) - 1
-    col_map = np.cumsum(keep_cols) - 1
     return _Contingency(
-        observed=observed,
-        cells=cells,
-        group_columns=tuple(group_columns),
-        notes=tuple(notes),
-        row_codes=row_map[row_full].astype(np.int64),
-        cell_codes=col_map[cell_full].astype(np.int64),
+        observed=observed, cells=cells, group_columns=tuple(group_columns), notes=tuple(notes)
     )
 
 
@@ -209,7 +203,9 @@ def confusion_table(
         Integer counts; index ``group`` (sorted), columns ``cell``. Binary 0/1 labels give the cells
         ``TP, FN, FP, TN`` (paper A's order); other labels one column ``"pred=a, true=b"`` per
         (y_pred, y_true) pair in sorted order. Groups and cells without any case are left out;
-        ``attrs["notes"]`` says which, and ``attrs["cells"]`` maps each cell to its (y_pred, y_true) pair.
+        ``attrs["notes"]`` says which, ``attrs["cells"]`` maps each cell to its (y_pred, y_true) pair, and
+        ``attrs["group_columns"]`` lists the ``group`` column(s) (what :func:`equal_confusion_test_table`
+        reports as ``group_columns``).
 
     Raises
     ------
@@ -238,6 +234,7 @@ def confusion_table(
     out = table.observed.copy()
     out.attrs["notes"] = list(table.notes)
     out.attrs["cells"] = table.cells.to_dict(orient="records")
+    out.attrs["group_columns"] = list(table.group_columns)
     return out
 
 
@@ -364,32 +361,29 @@ def _effect_size_label(v: float, thresholds: dict[str, float]) -> str:
 
 
 def _permutation_pvalue(
-    row_codes: np.ndarray,
-    cell_codes: np.ndarray,
+    observed: np.ndarray,
     expected: np.ndarray,
     statistic: float,
     *,
     n_resamples: int,
     rng: np.random.Generator,
 ) -> float:
-    """Monte-Carlo permutation p-value of Pearson's statistic with both margins fixed.
+    """Monte-Carlo permutation p-value of Pearson's statistic with both margins of ``observed`` fixed.
 
-    Shuffling the group labels over people keeps every group's size and every cell's total, so ``expected``
-    stays the same for every resample. p = (1 + #{X*_b >= X_obs}) / (1 + B), with a relative tolerance of
-    64 machine epsilons on ``>=`` as in R's ``chisq.test(simulate.p.value = TRUE)``.
+    Shuffling the group labels over people keeps every group's size and every cell's total, and the table it
+    gives is multiple hypergeometric given those margins; the tables are drawn from that distribution directly
+    (Patefield's algorithm, ``scipy.stats.random_table``), O(q r) per table whatever the number of people.
+    ``expected`` is the same for every table. p = (1 + #{X*_b >= X_obs}) / (1 + B), with a relative tolerance
+    of 64 machine epsilons on ``>=`` as in R's ``chisq.test(simulate.p.value = TRUE)``.
     """
-    q, r = expected.shape
-    n = row_codes.size
-    batch = max(1, min(n_resamples, 2_000_000 // max(n, 1)))
-    at_least = 0
+    tables = stats.random_table(observed.sum(axis=1), observed.sum(axis=0), seed=rng)
     threshold = statistic * (1.0 - 64 * np.finfo(float).eps)
+    at_least = 0
     done = 0
     while done < n_resamples:
-        b = min(batch, n_resamples - done)
-        shuffled = rng.permuted(np.broadcast_to(row_codes, (b, n)), axis=1)
-        flat = (np.arange(b)[:, None] * (q * r) + shuffled * r + cell_codes[None, :]).ravel()
-        tables = np.bincount(flat, minlength=b * q * r).reshape(b, q, r)
-        stat = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
+        b = min(10_000, n_resamples - done)
+        drawn = tables.rvs(size=b, method="patefield")
+        stat = (((drawn - expected) ** 2) / expected).sum(axis=(1, 2))
         at_least += int((stat >= threshold).sum())
         done += b
     return (1.0 + at_least) / (1.0 + n_resamples)
@@ -397,7 +391,7 @@ def _permutation_pvalue(
 
 @dataclass(frozen=True, eq=False)
 class EqualConfusionResult:
-    """Result of :func:`equal_confusion_test`.
+    """Result of :func:`equal_confusion_test` and :func:`equal_confusion_test_table`.
 
     Attributes
     ----------
@@ -545,10 +539,7 @@ def _check_level(value: object, name: str) -> float:
     return float(value)
 
 
-def _equal_confusion_test_iv(
-    data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
-):
-    table = _contingency_iv(data, group, y_true, y_pred)
+def _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng):
     levels = (
         _check_level(alpha, "alpha"),
         _check_level(posthoc_alpha, "posthoc_alpha"),
@@ -560,7 +551,136 @@ def _equal_confusion_test_iv(
         raise ValueError(f"`permutation` must be 'auto', 'always' or 'never', got {permutation!r}")
     if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator | np.random.SeedSequence)):
         raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    return levels
+
+
+def _equal_confusion_test_iv(
+    data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
+):
+    table = _contingency_iv(data, group, y_true, y_pred)
+    levels = _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng)
     return table, levels
+
+
+def _equal_confusion_test_table_iv(
+    observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
+) -> tuple[_Contingency, tuple[float, float, float]]:
+    if not isinstance(observed, pd.DataFrame):
+        raise TypeError(
+            f"`observed` must be a pandas DataFrame (groups x cells), got {type(observed).__name__}"
+        )
+    values = observed.to_numpy()
+    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
+        raise ValueError(f"`observed` must have at least two groups and two cells, got shape {values.shape}")
+    if not np.issubdtype(values.dtype, np.integer):
+        raise TypeError(f"`observed` must hold integer counts, got dtype {values.dtype}")
+    if (values < 0).any():
+        i, j = np.argwhere(values < 0)[0]
+        raise ValueError(
+            f"`observed` has a negative count {values[i, j].item()} at group {observed.index[i]!r}, "
+            f"cell {observed.columns[j]!r}"
+        )
+    for axis, what in ((1, "group"), (0, "cell")):
+        empty = np.flatnonzero(values.sum(axis=axis) == 0)
+        if empty.size:
+            label = (observed.index if axis == 1 else observed.columns)[empty[0]]
+            raise ValueError(f"`observed` {what} {label!r} has no cases; leave it out of the table")
+    levels = _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng)
+    labelled = pd.DataFrame(
+        values.astype(np.int64),
+        index=pd.Index(observed.index, name=observed.index.name or "group"),
+        columns=pd.Index(observed.columns, name=observed.columns.name or "cell"),
+    )
+    key = observed.attrs.get("cells")
+    if key is None:
+        key = [{"cell": c, "y_pred": None, "y_true": None} for c in labelled.columns]
+    cells = pd.DataFrame(list(key), columns=["cell", "y_pred", "y_true"])
+    cells = cells.set_index("cell").loc[list(labelled.columns)].reset_index()
+    table = _Contingency(
+        observed=labelled,
+        cells=cells,
+        group_columns=tuple(observed.attrs.get("group_columns", [labelled.index.name])),
+        notes=tuple(observed.attrs.get("notes", ())),
+    )
+    return table, levels
+
+
+def _equal_confusion_result(
+    table: _Contingency,
+    alpha: float,
+    posthoc_alpha: float,
+    posthoc_strict_alpha: float,
+    n_resamples: int,
+    permutation: str,
+    rng: object,
+) -> EqualConfusionResult:
+    """The test on a checked, labelled table (both public functions; warnings point at their caller)."""
+    observed = table.observed
+    o = observed.to_numpy()
+    q, r = o.shape
+    chi2 = stats.chi2_contingency(o, correction=False)
+    expected_values = np.asarray(chi2.expected_freq, dtype=float)
+    expected = pd.DataFrame(expected_values, index=observed.index, columns=observed.columns)
+    residuals = _residuals(observed)
+    cramers_v = float(association(o, method="cramer", correction=False))
+    df_star = int(min(q - 1, r - 1))
+    thresholds = effect_size_thresholds(df_star)
+
+    share_ge5 = float((expected_values >= 5).mean())
+    min_expected = float(expected_values.min())
+    cochran_ok = bool(share_ge5 >= COCHRAN_SHARE and min_expected >= 1)
+    if not cochran_ok:
+        message = (
+            f"group {list(table.group_columns)!r}: Cochran's rule fails ({share_ge5:.0%} of expected "
+            f"counts >= 5, smallest {min_expected:.3g}); the chi-squared p-value is approximate"
+        )
+        if permutation != "never":
+            message += f", see the permutation p-value ({n_resamples} resamples)"
+        warnings.warn(SmallExpectedCountWarning(message), stacklevel=3)
+    do_permutation = permutation == "always" or (permutation == "auto" and not cochran_ok)
+    if do_permutation:
+        pvalue_perm = _permutation_pvalue(
+            o,
+            expected_values,
+            float(chi2.statistic),
+            n_resamples=int(n_resamples),
+            rng=np.random.default_rng(rng),
+        )
+    else:
+        pvalue_perm = float("nan")
+
+    strict_cutoff = float(stats.norm.isf(posthoc_strict_alpha / 2))
+    bonferroni_cutoff = float(stats.norm.isf(posthoc_alpha / (q * r) / 2))
+    return EqualConfusionResult(
+        statistic=float(chi2.statistic),
+        pvalue=float(chi2.pvalue),
+        df=int(chi2.dof),
+        n=int(o.sum()),
+        observed=observed,
+        expected=expected,
+        residuals=residuals,
+        cramers_v=cramers_v,
+        df_star=df_star,
+        effect_size=_effect_size_label(cramers_v, thresholds),
+        effect_size_thresholds=thresholds,
+        effect_size_source=EFFECT_SIZE_SOURCE,
+        cochran_share_ge5=share_ge5,
+        cochran_min_expected=min_expected,
+        cochran_ok=cochran_ok,
+        alpha=alpha,
+        posthoc_alpha=posthoc_alpha,
+        posthoc_strict_alpha=posthoc_strict_alpha,
+        reject=bool(chi2.pvalue < alpha),
+        strict_cutoff=strict_cutoff,
+        bonferroni_cutoff=bonferroni_cutoff,
+        flag_strict=residuals.abs() > strict_cutoff,
+        flag_bonferroni=residuals.abs() > bonferroni_cutoff,
+        pvalue_permutation=pvalue_perm,
+        n_resamples=int(n_resamples) if do_permutation else 0,
+        group_columns=table.group_columns,
+        cells=table.cells,
+        notes=table.notes,
+    )
 
 
 def equal_confusion_test(
@@ -580,7 +700,9 @@ def equal_confusion_test(
 
     Pearson's chi-squared test of independence between the sensitive group and the confusion cell
     (paper A, Sec. III), with the confusion parity error (Cramér's V) and its effect-size label, Cochran's
-    rule, and the post hoc analysis of adjusted standardized residuals at two cut-offs.
+    rule, and the post hoc analysis of adjusted standardized residuals at two cut-offs. The same as
+    :func:`equal_confusion_test_table` on :func:`confusion_table` of the data (same result, the permutation
+    p-value included for the same ``rng``).
 
     Parameters
     ----------
@@ -634,15 +756,33 @@ def equal_confusion_test(
     :func:`confusion_parity_error` and :func:`adjusted_residuals`. A residual is flagged when
     :math:`|R_{ij}| > z_{1 - a/2}` with :math:`a` = ``posthoc_strict_alpha`` (strict) or
     :math:`a` = ``posthoc_alpha`` / (q r) (Bonferroni). The asymptotic p-value assumes the expected counts
-    are large (Cochran's rule); the permutation p-value shuffles group labels over people (both margins
-    fixed) and does not.
+    are large (Cochran's rule); the permutation p-value does not.
+
+    Permutation p-value. Shuffling the group labels over people keeps both margins of :math:`O` (every
+    group's size, every cell's total), and the table of the shuffled labels has the multiple hypergeometric
+    distribution given those margins (the null distribution of :math:`O` conditional on both margins),
+
+    .. math::
+
+        P(O^* \\mid O_{i*}, O_{*j}) = \\frac{\\prod_i O_{i*}! \\prod_j O_{*j}!}{n! \\prod_{ij} O^*_{ij}!},
+
+    so ``n_resamples`` tables :math:`O^*_b` are drawn from it directly by Patefield's algorithm
+    (``scipy.stats.random_table(...).rvs(method="patefield")``, the algorithm of R's ``r2dtable``), at
+    O(q r) per table whatever n, and
+    :math:`p = (1 + \\#\\{b : X^2(O^*_b) \\ge X^2(O)\\}) / (1 + B)`, with a relative tolerance of 64 machine
+    epsilons on :math:`\\ge` as in R's ``chisq.test(simulate.p.value = TRUE)``. It depends on the data only
+    through :math:`O`, so it equals :func:`equal_confusion_test_table`'s for the same table and ``rng``.
 
     References
     ----------
     F. Gursoy, I. A. Kakadiaris, "Equal Confusion Fairness: Measuring Group-Based Disparities in Automated
     Decision Systems", ICDMW 2022, pp. 137-146, doi:10.1109/ICDMW58026.2022.00027, Eq. 1-4 and Table II;
     W. G. Cochran, "Some methods for strengthening the common chi-squared tests", Biometrics 10, 1954
-    (ref. [37]); A. C. A. Hope, "A simplified Monte Carlo significance test procedure", JRSS B 30, 1968.
+    (ref. [37]); A. C. A. Hope, "A simplified Monte Carlo significance test procedure", JRSS B 30, 1968;
+    W. M. Patefield, "Algorithm AS 159: An efficient method of generating random r x c tables with given row
+    and column totals", Applied Statistics 30(1), 1981, pp. 91-97; A. Agresti, "A survey of exact inference
+    for contingency tables", Statistical Science 7(1), 1992, pp. 131-153 (the conditional distribution given
+    both margins).
 
     Examples
     --------
@@ -653,76 +793,79 @@ def equal_confusion_test(
     >>> res.df, round(res.statistic, 3), res.observed.loc["a"].tolist()
     (3, 1.867, [2, 1, 1, 2])
     """
-    table, (alpha, posthoc_alpha, posthoc_strict_alpha) = _equal_confusion_test_iv(
+    table, levels = _equal_confusion_test_iv(
         data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
     )
-    observed = table.observed
-    o = observed.to_numpy()
-    q, r = o.shape
-    chi2 = stats.chi2_contingency(o, correction=False)
-    expected_values = np.asarray(chi2.expected_freq, dtype=float)
-    expected = pd.DataFrame(expected_values, index=observed.index, columns=observed.columns)
-    residuals = _residuals(observed)
-    cramers_v = float(association(o, method="cramer", correction=False))
-    df_star = int(min(q - 1, r - 1))
-    thresholds = effect_size_thresholds(df_star)
+    return _equal_confusion_result(table, *levels, n_resamples, permutation, rng)
 
-    share_ge5 = float((expected_values >= 5).mean())
-    min_expected = float(expected_values.min())
-    cochran_ok = bool(share_ge5 >= COCHRAN_SHARE and min_expected >= 1)
-    if not cochran_ok:
-        message = (
-            f"group {list(table.group_columns)!r}: Cochran's rule fails ({share_ge5:.0%} of expected "
-            f"counts >= 5, smallest {min_expected:.3g}); the chi-squared p-value is approximate"
-        )
-        if permutation != "never":
-            message += f", see the permutation p-value ({n_resamples} resamples)"
-        warnings.warn(SmallExpectedCountWarning(message), stacklevel=2)
-    do_permutation = permutation == "always" or (permutation == "auto" and not cochran_ok)
-    if do_permutation:
-        pvalue_perm = _permutation_pvalue(
-            table.row_codes,
-            table.cell_codes,
-            expected_values,
-            float(chi2.statistic),
-            n_resamples=int(n_resamples),
-            rng=np.random.default_rng(rng),
-        )
-    else:
-        pvalue_perm = float("nan")
 
-    strict_cutoff = float(stats.norm.isf(posthoc_strict_alpha / 2))
-    bonferroni_cutoff = float(stats.norm.isf(posthoc_alpha / (q * r) / 2))
-    return EqualConfusionResult(
-        statistic=float(chi2.statistic),
-        pvalue=float(chi2.pvalue),
-        df=int(chi2.dof),
-        n=int(o.sum()),
-        observed=observed,
-        expected=expected,
-        residuals=residuals,
-        cramers_v=cramers_v,
-        df_star=df_star,
-        effect_size=_effect_size_label(cramers_v, thresholds),
-        effect_size_thresholds=thresholds,
-        effect_size_source=EFFECT_SIZE_SOURCE,
-        cochran_share_ge5=share_ge5,
-        cochran_min_expected=min_expected,
-        cochran_ok=cochran_ok,
-        alpha=alpha,
-        posthoc_alpha=posthoc_alpha,
-        posthoc_strict_alpha=posthoc_strict_alpha,
-        reject=bool(chi2.pvalue < alpha),
-        strict_cutoff=strict_cutoff,
-        bonferroni_cutoff=bonferroni_cutoff,
-        flag_strict=residuals.abs() > strict_cutoff,
-        flag_bonferroni=residuals.abs() > bonferroni_cutoff,
-        pvalue_permutation=pvalue_perm,
-        n_resamples=int(n_resamples) if do_permutation else 0,
-        group_columns=table.group_columns,
-        cells=table.cells,
-        notes=table.notes,
+def equal_confusion_test_table(
+    observed: pd.DataFrame,
+    *,
+    alpha: float = 0.01,
+    posthoc_alpha: float = 0.05,
+    posthoc_strict_alpha: float = 0.001,
+    n_resamples: int = 9999,
+    permutation: Literal["auto", "always", "never"] = "auto",
+    rng: int | np.random.Generator | None = None,
+) -> EqualConfusionResult:
+    """Equal confusion test on a contingency matrix that is already counted.
+
+    The test of :func:`equal_confusion_test` (Pearson's chi-squared, Cramér's V, Cochran's rule, adjusted
+    residuals at two cut-offs, permutation p-value), for a table from :func:`confusion_table`,
+    :func:`fairstats.scale.confusion_table_from_codes` or :func:`fairstats.scale.confusion_table_parquet`.
+
+    Parameters
+    ----------
+    observed : pandas.DataFrame
+        Groups x cells, non-negative integer counts, no empty group or cell. Its ``attrs["cells"]``
+        (cell key), ``attrs["notes"]`` and ``attrs["group_columns"]`` go into the result when present.
+    alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation : keyword-only
+        As in :func:`equal_confusion_test`.
+    rng : int, numpy.random.Generator or None, keyword-only
+        Seed or generator of the permutation p-value.
+
+    Returns
+    -------
+    EqualConfusionResult
+        As :func:`equal_confusion_test`; every field, ``pvalue_permutation`` included (same ``rng``), equals
+        the DataFrame path's for the same people.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two groups or cells, a negative count, an empty group or cell, a level outside (0, 1),
+        ``n_resamples`` < 1, unknown ``permutation``.
+    TypeError
+        ``observed`` not a DataFrame of integers, ``rng`` of another type.
+
+    Warns
+    -----
+    SmallExpectedCountWarning
+        When Cochran's rule fails.
+
+    Notes
+    -----
+    The formulas, the permutation p-value (tables drawn with both margins of ``observed`` fixed, Patefield's
+    algorithm) and their assumptions are in :func:`equal_confusion_test`'s Notes.
+
+    References
+    ----------
+    Paper A (Gursoy and Kakadiaris 2022), Eq. 1-4; W. M. Patefield, "Algorithm AS 159: An efficient method of
+    generating random r x c tables with given row and column totals", Applied Statistics 30(1), 1981.
+
+    Examples
+    --------
+    >>> O = pd.DataFrame([[40, 20, 30, 110], [25, 30, 20, 125]], index=["a", "b"],
+    ...                  columns=["TP", "FN", "FP", "TN"])
+    >>> res = equal_confusion_test_table(O)
+    >>> res.df, res.n
+    (3, 400)
+    """
+    table, levels = _equal_confusion_test_table_iv(
+        observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
     )
+    return _equal_confusion_result(table, *levels, n_resamples, permutation, rng)
 
 
 def confusion_ratios(

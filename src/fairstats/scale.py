@@ -12,8 +12,9 @@ frame and then runs the same test on it:
   rows;
 * :func:`confusion_table_parquet` streams a parquet file in record batches (``pyarrow``
   ``ParquetFile.iter_batches``), for data larger than memory;
-* :func:`equal_confusion_test_table` runs the equal confusion test on a labelled table from either, and
-  :func:`equal_confusion_test_parquet` chains the streaming table and the test.
+* :func:`equal_confusion_test_parquet` chains the streaming table and
+  :func:`fairstats.confusion.equal_confusion_test_table`, the equal confusion test on a counted table (which
+  takes the tables of either function).
 
 The tables are labelled exactly as :func:`fairstats.confusion.confusion_table` labels them (same group and
 cell order, same notes about empty groups and cells), so the results equal the DataFrame path's.
@@ -24,28 +25,19 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from scipy.stats.contingency import association
 
 from fairstats._validation import as_list
 from fairstats.confusion import (
     BINARY_CELLS,
-    COCHRAN_SHARE,
-    EFFECT_SIZE_SOURCE,
     EqualConfusionResult,
-    SmallExpectedCountWarning,
-    _check_level,
-    _effect_size_label,
     _is_binary,
-    _residuals,
-    effect_size_thresholds,
+    equal_confusion_test_table,
 )
 
 __all__ = [
@@ -55,7 +47,6 @@ __all__ = [
     "confusion_table_from_codes",
     "confusion_table_parquet",
     "equal_confusion_test_parquet",
-    "equal_confusion_test_table",
 ]
 
 #: Rows per chunk of :func:`confusion_table_from_codes` (fits in the CPU cache with its intp copy).
@@ -480,227 +471,6 @@ def confusion_table_parquet(
     return _labelled_table(counts, group_labels, cell_rows, group_columns=group_columns)
 
 
-# --------------------------------------------------------------------------------------------------------
-# the test on a table
-# --------------------------------------------------------------------------------------------------------
-
-
-def _permutation_pvalue_table(
-    observed: np.ndarray,
-    expected: np.ndarray,
-    statistic: float,
-    *,
-    n_resamples: int,
-    rng: np.random.Generator,
-) -> float:
-    """Monte-Carlo p-value of Pearson's statistic over random tables with both margins of ``observed``.
-
-    Shuffling group labels over people (what the DataFrame path does) gives exactly the tables of
-    ``scipy.stats.random_table`` (multivariate hypergeometric, both margins fixed), so this is the same test
-    drawn from the table alone; same ``>=`` tolerance as R's ``chisq.test(simulate.p.value = TRUE)``.
-    """
-    distribution = stats.random_table(observed.sum(axis=1), observed.sum(axis=0), seed=rng)
-    threshold = statistic * (1.0 - 64 * np.finfo(float).eps)
-    at_least = 0
-    done = 0
-    while done < n_resamples:
-        b = min(10_000, n_resamples - done)
-        tables = distribution.rvs(size=b)
-        stat = (((tables - expected) ** 2) / expected).sum(axis=(1, 2))
-        at_least += int((stat >= threshold).sum())
-        done += b
-    return (1.0 + at_least) / (1.0 + n_resamples)
-
-
-def _test_table_iv(observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng):
-    if not isinstance(observed, pd.DataFrame):
-        raise TypeError(
-            f"`observed` must be a pandas DataFrame (groups x cells), got {type(observed).__name__}"
-        )
-    values = observed.to_numpy()
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
-        raise ValueError(f"`observed` must have at least two groups and two cells, got shape {values.shape}")
-    if not np.issubdtype(values.dtype, np.integer):
-        raise TypeError(f"`observed` must hold integer counts, got dtype {values.dtype}")
-    if (values < 0).any():
-        i, j = np.argwhere(values < 0)[0]
-        raise ValueError(
-            f"`observed` has a negative count {values[i, j].item()} at group {observed.index[i]!r}, "
-            f"cell {observed.columns[j]!r}"
-        )
-    for axis, what in ((1, "group"), (0, "cell")):
-        empty = np.flatnonzero(values.sum(axis=axis) == 0)
-        if empty.size:
-            label = (observed.index if axis == 1 else observed.columns)[empty[0]]
-            raise ValueError(f"`observed` {what} {label!r} has no cases; leave it out of the table")
-    levels = (
-        _check_level(alpha, "alpha"),
-        _check_level(posthoc_alpha, "posthoc_alpha"),
-        _check_level(posthoc_strict_alpha, "posthoc_strict_alpha"),
-    )
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
-    if permutation not in ("auto", "always", "never"):
-        raise ValueError(f"`permutation` must be 'auto', 'always' or 'never', got {permutation!r}")
-    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator | np.random.SeedSequence)):
-        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
-    return values.astype(np.int64), levels
-
-
-def equal_confusion_test_table(
-    observed: pd.DataFrame,
-    *,
-    alpha: float = 0.01,
-    posthoc_alpha: float = 0.05,
-    posthoc_strict_alpha: float = 0.001,
-    n_resamples: int = 9999,
-    permutation: Literal["auto", "always", "never"] = "auto",
-    rng: int | np.random.Generator | None = None,
-) -> EqualConfusionResult:
-    """Equal confusion test on a contingency matrix that is already counted.
-
-    The same test as :func:`fairstats.confusion.equal_confusion_test` (Pearson's chi-squared, Cramér's V,
-    Cochran's rule, adjusted residuals at two cut-offs), for a table from
-    :func:`confusion_table_from_codes`, :func:`confusion_table_parquet` or
-    :func:`fairstats.confusion.confusion_table`.
-
-    Parameters
-    ----------
-    observed : pandas.DataFrame
-        Groups x cells, non-negative integer counts, no empty group or cell. Its ``attrs["cells"]``
-        (cell key), ``attrs["notes"]`` and ``attrs["group_columns"]`` go into the result when present.
-    alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation : keyword-only
-        As in :func:`fairstats.confusion.equal_confusion_test`.
-    rng : int, numpy.random.Generator or None, keyword-only
-        Seed or generator of the permutation p-value.
-
-    Returns
-    -------
-    EqualConfusionResult
-        As :func:`fairstats.confusion.equal_confusion_test`; every field but ``pvalue_permutation`` equals the
-        DataFrame path's for the same people.
-
-    Raises
-    ------
-    ValueError
-        Fewer than two groups or cells, a negative count, an empty group or cell, a level outside (0, 1),
-        ``n_resamples`` < 1, unknown ``permutation``.
-    TypeError
-        ``observed`` not a DataFrame of integers, ``rng`` of another type.
-
-    Warns
-    -----
-    SmallExpectedCountWarning
-        When Cochran's rule fails.
-
-    Notes
-    -----
-    .. math:: E_{ij} = \\frac{O_{i*} O_{*j}}{n}, \\qquad
-        \\chi^2 = \\sum_{i,j} \\frac{(O_{ij} - E_{ij})^2}{E_{ij}}, \\qquad df = (q - 1)(r - 1)
-
-    (``scipy.stats.chi2_contingency(O, correction=False)``), Cramér's V
-    (``scipy.stats.contingency.association``) and adjusted residuals (statsmodels ``Table``), exactly as the
-    DataFrame path. The permutation p-value draws tables with both margins fixed
-    (``scipy.stats.random_table``), the distribution that shuffling group labels over people gives; it is the
-    same test as the DataFrame path's but a different random stream, so its value differs within Monte-Carlo
-    error.
-
-    References
-    ----------
-    Paper A (Gursoy and Kakadiaris 2022), Eq. 1-4; W. M. Patefield, "Algorithm AS 159: An efficient method of
-    generating random r x c tables with given row and column totals", Applied Statistics 30, 1981.
-
-    Examples
-    --------
-    >>> O = pd.DataFrame([[40, 20, 30, 110], [25, 30, 20, 125]], index=["a", "b"],
-    ...                  columns=["TP", "FN", "FP", "TN"])
-    >>> res = equal_confusion_test_table(O)
-    >>> res.df, res.n
-    (3, 400)
-    """
-    o, (alpha, posthoc_alpha, posthoc_strict_alpha) = _test_table_iv(
-        observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
-    )
-    labelled = pd.DataFrame(
-        o,
-        index=pd.Index(observed.index, name=observed.index.name or "group"),
-        columns=pd.Index(observed.columns, name=observed.columns.name or "cell"),
-    )
-    key = observed.attrs.get("cells")
-    if key is None:
-        key = [{"cell": c, "y_pred": None, "y_true": None} for c in labelled.columns]
-    cells = pd.DataFrame(list(key), columns=["cell", "y_pred", "y_true"])
-    cells = cells.set_index("cell").loc[list(labelled.columns)].reset_index()
-    group_columns = tuple(observed.attrs.get("group_columns", [labelled.index.name]))
-    notes = tuple(observed.attrs.get("notes", ()))
-
-    q, r = o.shape
-    chi2 = stats.chi2_contingency(o, correction=False)
-    expected_values = np.asarray(chi2.expected_freq, dtype=float)
-    expected = pd.DataFrame(expected_values, index=labelled.index, columns=labelled.columns)
-    residuals = _residuals(labelled)
-    cramers_v = float(association(o, method="cramer", correction=False))
-    df_star = int(min(q - 1, r - 1))
-    thresholds = effect_size_thresholds(df_star)
-
-    share_ge5 = float((expected_values >= 5).mean())
-    min_expected = float(expected_values.min())
-    cochran_ok = bool(share_ge5 >= COCHRAN_SHARE and min_expected >= 1)
-    if not cochran_ok:
-        message = (
-            f"group {list(group_columns)!r}: Cochran's rule fails ({share_ge5:.0%} of expected "
-            f"counts >= 5, smallest {min_expected:.3g}); the chi-squared p-value is approximate"
-        )
-        if permutation != "never":
-            message += f", see the permutation p-value ({n_resamples} resamples)"
-        warnings.warn(SmallExpectedCountWarning(message), stacklevel=2)
-    do_permutation = permutation == "always" or (permutation == "auto" and not cochran_ok)
-    pvalue_perm = (
-        _permutation_pvalue_table(
-            o,
-            expected_values,
-            float(chi2.statistic),
-            n_resamples=int(n_resamples),
-            rng=np.random.default_rng(rng),
-        )
-        if do_permutation
-        else float("nan")
-    )
-
-    strict_cutoff = float(stats.norm.isf(posthoc_strict_alpha / 2))
-    bonferroni_cutoff = float(stats.norm.isf(posthoc_alpha / (q * r) / 2))
-    return EqualConfusionResult(
-        statistic=float(chi2.statistic),
-        pvalue=float(chi2.pvalue),
-        df=int(chi2.dof),
-        n=int(o.sum()),
-        observed=labelled,
-        expected=expected,
-        residuals=residuals,
-        cramers_v=cramers_v,
-        df_star=df_star,
-        effect_size=_effect_size_label(cramers_v, thresholds),
-        effect_size_thresholds=thresholds,
-        effect_size_source=EFFECT_SIZE_SOURCE,
-        cochran_share_ge5=share_ge5,
-        cochran_min_expected=min_expected,
-        cochran_ok=cochran_ok,
-        alpha=alpha,
-        posthoc_alpha=posthoc_alpha,
-        posthoc_strict_alpha=posthoc_strict_alpha,
-        reject=bool(chi2.pvalue < alpha),
-        strict_cutoff=strict_cutoff,
-        bonferroni_cutoff=bonferroni_cutoff,
-        flag_strict=residuals.abs() > strict_cutoff,
-        flag_bonferroni=residuals.abs() > bonferroni_cutoff,
-        pvalue_permutation=pvalue_perm,
-        n_resamples=int(n_resamples) if do_permutation else 0,
-        group_columns=group_columns,
-        cells=cells,
-        notes=notes,
-    )
-
-
 def equal_confusion_test_parquet(
     path: str | os.PathLike,
     *,
@@ -717,18 +487,19 @@ def equal_confusion_test_parquet(
 ) -> EqualConfusionResult:
     """Equal confusion test of a parquet file, streamed in record batches.
 
-    :func:`confusion_table_parquet` then :func:`equal_confusion_test_table`; parameters as there.
+    :func:`confusion_table_parquet` then :func:`fairstats.confusion.equal_confusion_test_table`; parameters as
+    there.
 
     Returns
     -------
     EqualConfusionResult
-        Equal to :func:`fairstats.confusion.equal_confusion_test` on the file read into memory (but for
-        ``pvalue_permutation``, see :func:`equal_confusion_test_table`).
+        Equal to :func:`fairstats.confusion.equal_confusion_test` on the file read into memory (the
+        permutation p-value too, for the same ``rng``).
 
     Raises
     ------
     ValueError, TypeError
-        As :func:`confusion_table_parquet` and :func:`equal_confusion_test_table`.
+        As :func:`confusion_table_parquet` and :func:`fairstats.confusion.equal_confusion_test_table`.
 
     Notes
     -----
@@ -749,4 +520,3 @@ def equal_confusion_test_parquet(
         permutation=permutation,
         rng=rng,
     )
-

@@ -21,6 +21,7 @@ from fairstats.confusion import (
     confusion_table,
     effect_size_thresholds,
     equal_confusion_test,
+    equal_confusion_test_table,
 )
 
 COLS = dict(y_true="y", y_pred="p")
@@ -206,6 +207,49 @@ def test_permutation_pvalue_is_close_to_asymptotic_one_when_samples_are_large():
     assert math.isnan(equal_confusion_test(frame, group="g", **COLS).pvalue_permutation)
 
 
+def test_permutation_pvalue_agrees_with_shuffling_people():
+    small = _frame({"a": (3, 1, 2, 9), "b": (1, 4, 1, 6), "c": (5, 0, 3, 4)})
+    with pytest.warns(SmallExpectedCountWarning):
+        res = equal_confusion_test(small, group="g", **COLS, n_resamples=4000, rng=5)
+    # the definition: shuffle the group labels over people, recount, recompute Pearson's statistic
+    group = pd.factorize(small["g"], sort=True)[0]
+    cell = (1 - small["y"].to_numpy()) * 2 + (1 - small["p"].to_numpy())
+    shuffled = np.random.default_rng(99).permuted(np.broadcast_to(group, (4000, len(group))), axis=1)
+    flat = (np.arange(4000)[:, None] * 12 + shuffled * 4 + cell[None, :]).ravel()
+    tables = np.bincount(flat, minlength=4000 * 12).reshape(4000, 3, 4)
+    e = res.expected.to_numpy()
+    stat = (((tables - e) ** 2) / e).sum(axis=(1, 2))
+    shuffle_p = (1 + (stat >= res.statistic * (1 - 1e-12)).sum()) / 4001
+    assert 0.01 < shuffle_p < 0.99  # a case where the p-value is informative
+    # same distribution, different draws: equal within Monte-Carlo error (sd of the difference <= 0.012)
+    assert abs(res.pvalue_permutation - shuffle_p) < 0.04
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_test_on_a_table_equals_the_dataframe_test(multiclass):
+    rng = np.random.default_rng(21)
+    n = 120
+    frame = pd.DataFrame(
+        {"g": rng.choice(["x", "y", "z"], n), "s": rng.choice(["F", "M"], n), "y": rng.integers(0, 2, n)}
+    )
+    frame["p"] = np.where(rng.random(n) < 0.7, frame["y"], 1 - frame["y"])
+    if multiclass:
+        frame["y"] = frame["y"].map({0: "lo", 1: "hi"}).where(rng.random(n) < 0.8, "mid")
+        frame["p"] = frame["p"].map({0: "lo", 1: "hi"})
+    group = ["g", "s"]
+    options = dict(permutation="always", n_resamples=999, rng=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallExpectedCountWarning)
+        theirs = equal_confusion_test(frame, group=group, **COLS, **options)
+        ours = equal_confusion_test_table(confusion_table(frame, group=group, **COLS), **options)
+    assert ours.to_record() == theirs.to_record()  # the permutation p-value included
+    assert ours.n_resamples == 999 and not math.isnan(ours.pvalue_permutation)
+    for name in ("observed", "expected", "residuals", "flag_strict", "flag_bonferroni", "cells"):
+        pd.testing.assert_frame_equal(getattr(ours, name), getattr(theirs, name), obj=name)
+    pd.testing.assert_frame_equal(ours.to_frame(), theirs.to_frame())
+    assert (ours.group_columns, ours.notes) == (theirs.group_columns, theirs.notes)
+
+
 def test_result_is_frozen():
     res = equal_confusion_test(BIG, group="g", **COLS)
     assert isinstance(res, EqualConfusionResult)
@@ -273,3 +317,23 @@ def test_bad_options_are_refused():
         confusion_table(BIG, group=[], **COLS)
     with pytest.raises(ValueError, match="`group` column 'y'"):
         confusion_table(BIG, group=["g", "y"], **COLS)
+
+
+def test_table_validation_names_the_problem():
+    table = pd.DataFrame([[5, 3], [2, 7]], index=["a", "b"], columns=["TP", "FN"])
+    with pytest.raises(ValueError, match=r"negative count -1 at group 'b', cell 'FN'"):
+        equal_confusion_test_table(table.replace(7, -1))
+    with pytest.raises(ValueError, match="cell 'FN' has no cases"):
+        equal_confusion_test_table(table.assign(FN=0))
+    with pytest.raises(ValueError, match="at least two groups and two cells"):
+        equal_confusion_test_table(table.iloc[:1])
+    with pytest.raises(TypeError, match="integer counts"):
+        equal_confusion_test_table(table.astype(float))
+    with pytest.raises(ValueError, match="`alpha` must be a number strictly between 0 and 1"):
+        equal_confusion_test_table(table, alpha=1.5)
+    with pytest.raises(ValueError, match="`permutation` must be"):
+        equal_confusion_test_table(table, permutation="sometimes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallExpectedCountWarning)
+        result = equal_confusion_test_table(table, permutation="never")
+    assert result.n == 17 and list(result.cells["y_pred"].isna()) == [True, True]
