@@ -137,9 +137,9 @@ def check_links(index: Path) -> tuple[list[Path], list[str]]:
                 problems.append(f"{where}: {target.relative_to(root)} does not exist")
                 continue
             if target.suffix == ".html":
-                if parts.fragment and unquote(parts.fragment) not in page_ids(target):
-                    missing = unquote(parts.fragment)
-                    problems.append(f"{where}: no id {missing!r} in {target.relative_to(root)}")
+                # as browsers do: the fragment as written, else percent-decoded (nbconvert's ids are encoded)
+                if parts.fragment and not {parts.fragment, unquote(parts.fragment)} & page_ids(target):
+                    problems.append(f"{where}: no id {parts.fragment!r} in {target.relative_to(root)}")
                 todo.append(target)
     return sorted(seen), problems
 
