@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from fairstats.models import MODEL_NAMES, fit_converged, model_settings, package_versions
 
@@ -548,6 +548,7 @@ def write_predictions(result: FoldPredictions | pd.DataFrame, path: str | os.Pat
     os.close(fd)
     try:
         pq.write_table(table, tmp, compression="zstd")
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a results file is readable like any other
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -334,7 +334,7 @@ def test_authors_file_reads_as_250_folds_per_model():
     k = authors["accuracy"] * 103
     np.testing.assert_allclose(k, np.rint(k), atol=1e-9)
     # paper B, Table I prints 0.656, 0.715, 0.722, 0.737: their means at 3 decimals, except LR, whose mean
-    # 0.65689 rounds to 0.657 (the printed 0.656 is its truncation)
+    # 0.65689 rounds to 0.657 (not a truncation either: LDA's 0.71499 is printed 0.715)
     means = authors.groupby("model", observed=True)["accuracy"].mean()
     assert means.round(3).to_dict() == {"lr": 0.657, "lda": 0.715, "rf": 0.722, "xgb": 0.737}
     assert means["lr"] == pytest.approx(0.656893, abs=1e-6)
