@@ -315,5 +315,6 @@ def test_fold_agreement_counts_equal_folds():
          "value": [0.5, 0.4, 0.6, np.nan]}
     )  # fmt: skip
     theirs = ours.assign(value=[0.5, 0.4, 0.6, 0.3])
-    a = fold_agreement(ours, theirs).iloc[0]
-    assert (a["n_folds"], a["n_equal"]) == (2, 1)
+    agreement = fold_agreement(ours, theirs).set_index("metric")
+    assert tuple(agreement.loc["ppr", ["n_folds", "n_equal"]]) == (2, 1)
+    assert tuple(agreement.loc["all", ["n_folds", "n_equal"]]) == (2, 1)
