@@ -144,7 +144,7 @@ td.finding{background:#fff1c2;font-weight:bold}
 .cards{display:flex;flex-wrap:wrap;gap:1rem}
 figure{margin:0 0 1.5rem;max-width:100%}
 .cards figure{width:270px}
-.cards img{width:100%;border:1px solid #d5dbe3}
+.cards img{width:100%;max-height:240px;object-fit:contain;object-position:left top;border:1px solid #d5dbe3}
 figure img{max-width:min(100%,900px)}
 .cards{align-items:flex-start}
 figcaption{font-size:.85rem;color:#46505c}
@@ -413,6 +413,20 @@ def _build_site_iv(results_dir, site_dir, published_vs_reproduced, max_rows):
     return results_dir, site_dir, pvr
 
 
+def _pvr_summary(pvr: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """One row per (paper, table), one column per source: "matching / numbers"; a class per row."""
+    long = summarise_published_vs_reproduced(pvr)
+    long["cell"] = [f"{m} / {t}" for m, t in zip(long["matching"], long["numbers"], strict=True)]
+    wide = long.pivot(index=["paper", "table"], columns="source", values="cell")
+    order = long[["paper", "table"]].drop_duplicates()  # the collected table's order (Roman numerals)
+    wide = wide.reindex(pd.MultiIndex.from_frame(order)).fillna("").reset_index()
+    wide.columns.name = None
+    bad = (long["matching"] < long["numbers"]).groupby([long["paper"], long["table"]], sort=False).any()
+    classes = ["mismatch" if bad.loc[(p, t)] else "match" for p, t in zip(wide["paper"], wide["table"],
+                                                                              strict=True)]
+    return wide, classes
+
+
 def _pvr_sections(pvr: pd.DataFrame | None) -> tuple[str, str, str, int, int]:
     """(index section, deviations section, full page body, numbers, matching)."""
     head = '<h2 id="published-vs-reproduced">Published vs reproduced</h2>'
@@ -421,16 +435,14 @@ def _pvr_sections(pvr: pd.DataFrame | None) -> tuple[str, str, str, int, int]:
         return head + none, "", none, 0, 0
     matched = _is_true(pvr["matches"])
     n, k = len(pvr), int(matched.sum())
-    summary = summarise_published_vs_reproduced(pvr)
-    classes = ["mismatch" if m < t else "match" for m, t in zip(summary["matching"], summary["numbers"],
-                                                                  strict=True)]
-    summary = summary.assign(share_matching=[f"{v:.0%}" for v in summary["share_matching"]])
+    summary, classes = _pvr_summary(pvr)
     section = (
         f"{head}<p>{n} printed numbers compared at the printed precision: <b>{k} match</b>, "
         f"<b>{n - k} deviate</b>, each deviation with a note saying why "
         f"({_a('#deviations', 'listed')} at the end of this page; "
         f"{_a('pages/published-vs-reproduced.html', 'the full table')} has every number). "
-        "Rows in red: tables with at least one deviation.</p>" + html_table(summary, row_classes=classes)
+        "Each cell: numbers matching / numbers compared, per source; rows in red: tables with at least one "
+        "deviation.</p>" + html_table(summary, row_classes=classes)
     )
     deviations = '<h2 id="deviations">Deviations from the published numbers</h2>' + (
         published_vs_reproduced_html(pvr, only_mismatches=True) if k < n

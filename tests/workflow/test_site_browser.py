@@ -224,3 +224,51 @@ def test_a_built_site_loads_in_the_browser_and_a_broken_image_is_caught(tmp_path
     assert any("sex_residuals.png does not exist" in p for p in problems)
     broken = check_in_browser([built.index.resolve()], profile=tmp_path / "profile")
     assert len(broken) == 1 and "sex_residuals.png" in broken[0]
+
+# -------------------------------------------------------------------------------------- the committed site
+
+
+def test_committed_site_of_the_default_experiment_loads_with_every_link_and_image(tmp_path):
+    index = COMMITTED_SITE / "index.html"
+    assert index.is_file(), f"{index} is missing: run `make report` and commit results/default/report/"
+    pages, problems = check_links(index)
+    assert problems == [], "\n".join(problems)
+    rel = {p.relative_to(COMMITTED_SITE.resolve()).as_posix() for p in pages}
+    assert {"index.html", "pages/published-vs-reproduced.html", "workflow.html"} <= rel
+    # every notebook and figure in the site folder is reachable from the index
+    for nb in (COMMITTED_SITE / "notebooks").rglob("*.html"):
+        assert nb.resolve() in pages, f"{nb} is not linked"
+    shown = {v for p in pages for tag, _, v in _parse(p).refs if tag == "img"}
+    for fig in (COMMITTED_SITE / "figures").rglob("*.png"):
+        fig_rel = fig.relative_to(COMMITTED_SITE).as_posix()
+        assert any(v.endswith(fig_rel) for v in shown), f"{fig} is not shown"
+
+    own = [p for p in pages if p.suffix == ".html" and p.name != "workflow.html"]
+    assert check_in_browser(own, profile=tmp_path / "profile") == []
+    shot = tmp_path / "index.png"
+    width, height = screenshot(index, shot, width=1280, height=2400, profile=tmp_path / "profile")
+    assert (width, height) == (1280, 2400)
+
+
+def test_committed_published_vs_reproduced_page_shows_every_row():
+    page = (COMMITTED_SITE / "pages" / "published-vs-reproduced.html").read_text(encoding="utf-8")
+    table = pd.read_csv(ROOT / "results" / "published-vs-reproduced.csv", dtype={"published": str})
+    assert page.count('<tr class="match">') + page.count('<tr class="mismatch">') == len(table)
+    mismatches = (~table["matches"].astype(str).str.lower().eq("true")).sum()
+    assert page.count('<tr class="mismatch">') == mismatches
+    assert f"{len(table)} numbers" in page  # the count stated in the text
+
+
+def test_committed_site_is_in_step_with_the_committed_tables():
+    # every table of every stage is on its stage's page with its current number of rows (else: `make report`)
+    results = COMMITTED_SITE.parent
+    for csv in sorted(results.glob("**/tables/*.csv")):
+        stage = csv.parent.parent.relative_to(results).as_posix()
+        if stage.split("/")[0] in ("logs", "benchmarks", "report"):
+            continue
+        page = COMMITTED_SITE / "pages" / (re.sub(r"[^a-z0-9]+", "-", stage.lower()).strip("-") + ".html")
+        assert page.is_file(), f"no page for stage {stage}: run `make report`"
+        n_rows = len(pd.read_csv(csv))
+        assert f"<code>{csv.name}</code>, {n_rows} rows" in page.read_text(encoding="utf-8"), (
+            f"{csv} ({n_rows} rows) is not on {page.name} as it is now: run `make report`"
+        )
