@@ -799,7 +799,7 @@ def align_battery(battery: pd.DataFrame) -> pd.DataFrame:
     for col in EXTRA_COLUMNS:
         if col not in out:
             out[col] = np.nan
-    out["group"] = out["group"].fillna("")
+    out["group"] = out["group"].astype(object).fillna("")
     t_rows = out["statistic_paper_formula"].notna()
     out["corrected_test"] = out["corrected_test"].where(~t_rows, _CORRECTED["t"]).fillna("")
     return out[list(BATTERY_COLUMNS)]

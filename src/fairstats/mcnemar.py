@@ -8,9 +8,12 @@ Reading of the paper's Eq. 3 and Table XX
 Eq. 3 prints ``2·Σ_{i=0}^{k} C(n,i) 0.5^n − C(n,k) 0.5^n`` with n the number of discordant pairs and k "the
 number of discordant pairs where the original prediction is 1 and the counterfactual prediction is 0". Taken
 literally this exceeds 1 whenever k > n/2; it is the two-sided mid-p only when k is the *smaller* of the two
-discordant counts, which is what :func:`mcnemar_midp` uses. Table XX's ``K`` column is in fact the count of
-(original 0, counterfactual 1) pairs, i.e. cell [0, 1] of Tables XVI–XIX (e.g. LR unprotected: K = 13 =
-cell [0, 1], N − K = 15 = cell [1, 0]), not the (1, 0) count that the text describes.
+discordant counts, which is what :func:`mcnemar_midp` uses. Table XX's ``K`` is the printed cell
+[row 0, column 1] of Tables XVI–XIX (e.g. LR unprotected: K = 13, N − K = 15). Those tables put the original
+prediction (X) in the *columns* and the counterfactual (Y) in the rows: their column totals equal the authors'
+per-fold counts of each prediction (LDA, XGBoost) and agree between the causal and the neighbour tables, the
+row totals do neither (:mod:`fairstats.authors`). So K counts (original 1, counterfactual 0) pairs, as the
+text says. Two-sided p-values do not depend on which discordant count is called K.
 
 Table XX's printed p-values (13/15 → 0.78, 27/14 → 0.0516, 136/153 → 0.332, 208/184 → 0.236) are reproduced
 by ``2·cdf(m) − 0.5·pmf(m)`` with m = min(K, N − K) (0.7808, 0.05157, 0.3324, 0.2357;
