@@ -33,7 +33,6 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
-from xgboost import XGBClassifier
 
 __all__ = [
     "MODEL_LABELS",
@@ -166,6 +165,9 @@ def make_model(
     22
     """
     _make_model_iv(name, preset, seed)
+    if name == "xgb":
+        # imported here: xgboost takes ~1.5 s to import, which every training job of another model would pay
+        from xgboost import XGBClassifier
     if preset == "paper":
         if name == "lr":
             return LogisticRegression()
