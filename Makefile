@@ -28,7 +28,8 @@ SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure build
 .PHONY: report
 report: $(STAMP)
 	$(BIN)/snakemake build_site_index --cores $(CORES) --configfile $(CONFIGFILE) \
-	    --allowed-rules $(SITE_RULES) --forcerun build_site_index
+	    --allowed-rules $(SITE_RULES) --forcerun build_site_index \
+	    || { echo "make report failed (see above); missing results? run the workflow first (make reproduce)" >&2; exit 1; }
 	$(BIN)/snakemake build_site_index --configfile $(CONFIGFILE) --report "results/$$($(BIN)/python -c \
 	    'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["experiment"])' $(CONFIGFILE))/report/workflow.html"
 
