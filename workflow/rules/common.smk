@@ -1,5 +1,17 @@
 # Shared paths, wildcard constraints and target lists. Each rule file defines <name>_targets();
 # rule all asks for the union.
+import os
+import sys
+
+
+envvars:
+    "PATH",
+
+
+# Tools the shell rules call (papermill, jupyter) come from the environment Snakemake itself runs in, so that
+# `.venv/bin/snakemake` works without activating the environment first.
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
 RESULTS = f"results/{config['experiment']}"
 RAW = "data/raw"
 INTERIM = f"data/interim/{config['experiment']}"
