@@ -34,6 +34,7 @@ report: $(STAMP)
 	    'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["experiment"])' $(CONFIGFILE))/report/workflow.html"
 
 test: $(STAMP)
+	bash .ci/ensure-chromium.sh
 	$(BIN)/python -m pytest
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge

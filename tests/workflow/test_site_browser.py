@@ -2,8 +2,9 @@
 
 Two sites are checked: one built here from a tiny results folder (the builder on its own, including a
 deliberately broken image that the checks must catch), and the committed site of the default experiment,
-``results/default/report/`` (what a reader opens). Chromium is a hard requirement: `.ci/run` installs the
-Debian package `chromium` when it is missing; without it these tests fail, they never skip.
+``results/default/report/`` (what a reader opens). Chromium is a hard requirement: `make test`
+(.ci/ensure-chromium.sh) installs the Debian package `chromium` when it is missing; without it these tests
+fail, they never skip.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def chromium() -> str:
             return exe
     pytest.fail(
         "headless Chromium is required by the site tests and was not found on PATH; install it with "
-        "`apt-get install -y chromium` (.ci/run does this before `make test`)"
+        "`apt-get install -y chromium` (`make test` does this through .ci/ensure-chromium.sh)"
     )
 
 
