@@ -53,12 +53,15 @@ def require_no_nan(data: pd.DataFrame, columns: Iterable[str], *, where: str = "
             )
 
 
-def require_values(data: pd.DataFrame, column: str, allowed: Iterable[object], *, where: str = "data") -> None:
+def require_values(
+    data: pd.DataFrame, column: str, allowed: Iterable[object], *, where: str = "data"
+) -> None:
     """Raise ``ValueError`` naming the column and the first value outside ``allowed``."""
     allowed = list(allowed)
     bad = ~data[column].isin(allowed)
     if bad.any():
         value = data.loc[bad, column].iloc[0]
         raise ValueError(
-            f"{where}: column {column!r} has value {value!r} outside the expected set {sorted(map(str, allowed))}"
+            f"{where}: column {column!r} has value {value!r} "
+            f"outside the expected set {sorted(map(str, allowed))}"
         )

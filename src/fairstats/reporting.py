@@ -56,7 +56,12 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 3, index: bool = False) ->
 
 
 def write_table(
-    frame: pd.DataFrame, csv_path: str | os.PathLike, *, digits: int = 3, markdown: bool = True, title: str = ""
+    frame: pd.DataFrame,
+    csv_path: str | os.PathLike,
+    *,
+    digits: int = 3,
+    markdown: bool = True,
+    title: str = "",
 ) -> Path:
     """Write ``frame`` as CSV (full precision) and, beside it, ``.md`` (rounded to ``digits``)."""
     csv_path = Path(csv_path)
@@ -84,9 +89,9 @@ def matches_at_printed_precision(published: str, reproduced: float) -> bool:
     return bool(abs(ours - value) < 0.5 / scale)
 
 
-_ROMAN = {r: i for i, r in enumerate(
-    "I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV XXV".split(), 1
-)}
+#: Table numbers as printed, in order (paper B has Tables I-XXV).
+_ROMAN_NUMERALS = "I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV XXV"
+_ROMAN = {numeral: i for i, numeral in enumerate(_ROMAN_NUMERALS.split(), 1)}
 
 
 def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLike]) -> pd.DataFrame:
@@ -104,7 +109,9 @@ def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLik
         mismatched = frame["matches"].astype(str).str.lower().ne("true") & frame["note"].fillna("").eq("")
         if mismatched.any():
             row = frame.loc[mismatched].iloc[0]
-            raise ValueError(f"{name}: a mismatch without a note: table {row['table']}, {row['row']} / {row['column']}")
+            raise ValueError(
+                f"{name}: a mismatch without a note: table {row['table']}, {row['row']} / {row['column']}"
+            )
         frames.append(frame.assign(_piece=i, _order=range(len(frame))))
     out = pd.concat(frames, ignore_index=True)
     out["_table"] = out["table"].astype(str).map(lambda t: _ROMAN.get(t, 0))

@@ -15,7 +15,9 @@ def _normalise(name: str) -> str:
 
 def _pyproject_pins() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + [d for group in project["optional-dependencies"].values() for d in group]
+    specs = project["dependencies"] + [
+        d for group in project["optional-dependencies"].values() for d in group
+    ]
     pins = {}
     for spec in specs:
         name, version = spec.split("==")

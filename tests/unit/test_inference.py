@@ -1,4 +1,5 @@
-"""fairstats.inference: multiplicity control, bootstrap intervals, no-fold outcome tests, fold-aware intervals."""
+"""fairstats.inference: multiplicity control, bootstrap intervals, no-fold outcome tests, fold-aware
+intervals."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ write_table(checks, sm.output.checks, title="Paper B: consistency of the printed
 pvr = published_vs_reproduced_authors(raw_dir, published, alpha=alpha)
 atomic_write_text(sm.output.pvr, pvr.to_csv(index=False, lineterminator="\n"))
 logging.info(
-    "%d battery rows, %d verdicts change under the corrected t; %d printed numbers, %d match; %d of %d checks fail",
+    "%d battery rows, %d verdicts change under the corrected t; "
+    "%d printed numbers, %d match; %d of %d checks fail",
     len(battery),
     int(battery["verdict_changes"].sum()),
     len(pvr),
