@@ -90,7 +90,9 @@ def matches_at_printed_precision(published: str, reproduced: float) -> bool:
 
 
 #: Table numbers as printed, in order (paper B has Tables I-XXV).
-_ROMAN_NUMERALS = "I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV XXV"
+_ROMAN_NUMERALS = (
+    "I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV XXV"
+)
 _ROMAN = {numeral: i for i, numeral in enumerate(_ROMAN_NUMERALS.split(), 1)}
 
 
