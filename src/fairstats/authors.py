@@ -619,7 +619,7 @@ def _table_xi_note(row: pd.Series) -> str:
     )
 
 
-def _correct_t_note(b: pd.Series) -> str:
+def correct_t_note(b: pd.Series) -> str:
     """The published statistic is the paper's formula; say so and give the correct tests beside it."""
     return (
         "reproduced = the paper's formula (pooled t without the square root, p on 498 df: the published "
@@ -695,7 +695,7 @@ def published_vs_reproduced_authors(
                 else:
                     note = "differs from the paper's formula on the authors' per-fold values"
             if column in ("Test Statistic", "P-Value") and table != "XI":
-                note = "; ".join(filter(None, [note, _correct_t_note(b)]))
+                note = "; ".join(filter(None, [note, correct_t_note(b)]))
         elif table in _NOT_COMMITTED:
             note = _NOT_COMMITTED[table]
         elif table in _PAIR_TABLES:

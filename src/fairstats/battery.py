@@ -91,6 +91,7 @@ from fairstats.authors import (
     PAPER_B_TESTS,
     PaperTest,
     authors_fold_metrics,
+    correct_t_note,
     matches_printed_pvalue,
     printed_count_checks,
     read_published_b,
@@ -1086,5 +1087,8 @@ def published_vs_reproduced_rerun(
                 reproduced = float(r[{"K": "k", "N-K": "n_minus_k", "P-Value": "pvalue"}[column]])
                 note = notes.mcnemar(table, model, column, printed, r, alpha)
         matches = _matches(column, printed, reproduced)
-        out.append(["B", table, row, column, printed, reproduced, "rerun", matches, "" if matches else note])
+        note = "" if matches else note
+        if table in t_specs and column in ("Test Statistic", "P-Value") and np.isfinite(reproduced):
+            note = "; ".join(filter(None, [note, correct_t_note(r)]))
+        out.append(["B", table, row, column, printed, reproduced, "rerun", matches, note])
     return pd.DataFrame(out, columns=PVR_COLUMNS)
