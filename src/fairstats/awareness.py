@@ -26,7 +26,6 @@ the Euclidean one of z.
 
 from __future__ import annotations
 
-import contextlib
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -34,11 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.linalg
-
-try:  # a dependency of scikit-learn, so always installed with fairstats; only used to cap BLAS threads
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
+from threadpoolctl import threadpool_limits
 
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
 
@@ -365,7 +360,7 @@ def mahalanobis_whitening(
     corr = (z.T @ z) / dof
     # One BLAS thread: a ~140 x 140 problem gains nothing from more, and on a loaded machine OpenBLAS's
     # threads spin-wait for each other (milliseconds become up to a second).
-    with threadpool_limits(limits=1, user_api="blas") if threadpool_limits else contextlib.nullcontext():
+    with threadpool_limits(limits=1, user_api="blas"):
         evals, evecs = scipy.linalg.eigh(corr)
     keep = evals > rtol * evals[-1]
     transform = evecs[:, keep] / np.sqrt(evals[keep])
