@@ -285,6 +285,35 @@ def _pvalue(statistic: float, df: int) -> float:
 # --------------------------------------------------------------------------------------------------------
 
 
+def _paper_result(
+    contribution: np.ndarray,
+    used: np.ndarray,
+    table: pd.DataFrame,
+    *,
+    n_bins: int,
+    protected: object,
+    unprotected: object,
+    favorable: int,
+    test: str,
+) -> CalibrationResult:
+    """Sum the used terms into the paper's χ² statistic (df = terms used − 1) and wrap the result."""
+    n_used = int(used.sum())
+    statistic = float(contribution[used].sum())
+    df = n_used - 1
+    return CalibrationResult(
+        statistic=statistic,
+        pvalue=_pvalue(statistic, df),
+        df=df,
+        n_bins=n_bins,
+        n_terms_used=n_used,
+        protected=protected,
+        unprotected=unprotected,
+        favorable=int(favorable),
+        test=test,
+        table=table,
+    )
+
+
 def calibration_test(
     y_true: object,
     y_score: object,
@@ -383,20 +412,15 @@ def calibration_test(
     _warn_unused(
         "bin(s)", [f"bin {j} (α={alpha[j]}, β={beta[j]}, γ={gamma[j]})" for j in np.flatnonzero(~used)]
     )
-    n_used = int(used.sum())
-    statistic = float(contribution[used].sum())
-    df = n_used - 1
-    return CalibrationResult(
-        statistic=statistic,
-        pvalue=_pvalue(statistic, df),
-        df=df,
+    return _paper_result(
+        contribution,
+        used,
+        table,
         n_bins=n_bins,
-        n_terms_used=n_used,
         protected=protected,
         unprotected=unprotected,
-        favorable=int(favorable),
+        favorable=favorable,
         test="calibration",
-        table=table,
     )
 
 
@@ -510,20 +534,15 @@ def well_calibration_test(
             for b, r, n, be, e in bad[["bin", "role", "n", "beta", "expected"]].itertuples(index=False)
         ],
     )
-    n_used = int(used.sum())
-    statistic = float(contribution[used].sum())
-    df = n_used - 1
-    return CalibrationResult(
-        statistic=statistic,
-        pvalue=_pvalue(statistic, df),
-        df=df,
+    return _paper_result(
+        contribution,
+        used,
+        table,
         n_bins=n_bins,
-        n_terms_used=n_used,
         protected=protected,
         unprotected=unprotected,
-        favorable=int(favorable),
+        favorable=favorable,
         test="well-calibration",
-        table=table,
     )
 
 

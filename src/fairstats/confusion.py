@@ -98,6 +98,48 @@ def _is_binary(labels: list) -> bool:
     return all(isinstance(v, bool | int | float | np.integer | np.floating) and v in (0, 1) for v in labels)
 
 
+def _drop_empty(
+    counts: np.ndarray,
+    group_labels: list,
+    cells: list[tuple[object, object, object]],
+    *,
+    group_columns: Sequence[str],
+    single_group_where: str,
+    few_cells_head: str,
+) -> tuple[pd.DataFrame, list[tuple[object, object, object]], list[str]]:
+    """Drop groups and cells without cases from ``counts`` (noting each) and label what is left.
+
+    Shared by ``confusion_table`` and the large-data tables of :mod:`fairstats.scale`. Returns the labelled
+    table (index ``group``, columns ``cell``), the kept ``(cell, y_pred, y_true)`` rows and the notes.
+    Raises ``ValueError`` if fewer than two groups or two cells have cases.
+    """
+    keep_rows = counts.sum(axis=1) > 0
+    keep_cols = counts.sum(axis=0) > 0
+    notes = [f"group {group_labels[i]!r} has no cases and is left out" for i in np.flatnonzero(~keep_rows)]
+    notes += [
+        f"cell {cells[j][0]!r} (y_pred={cells[j][1]!r}, y_true={cells[j][2]!r}) has no cases "
+        "in any group and is left out"
+        for j in np.flatnonzero(~keep_cols)
+    ]
+    kept_groups = [group_labels[i] for i in np.flatnonzero(keep_rows)]
+    if len(kept_groups) < 2:
+        raise ValueError(
+            f"`group` {list(group_columns)!r} has a single group {kept_groups[0]!r} {single_group_where}; "
+            "the equal confusion test compares at least two groups"
+        )
+    kept_cells = [cells[j] for j in np.flatnonzero(keep_cols)]
+    if len(kept_cells) < 2:
+        raise ValueError(
+            f"{few_cells_head} (only {[c[0] for c in kept_cells]!r}); the test needs at least two"
+        )
+    observed = pd.DataFrame(
+        counts[np.ix_(keep_rows, keep_cols)].astype(np.int64),
+        index=pd.Index(kept_groups, name="group"),
+        columns=pd.Index([c[0] for c in kept_cells], name="cell"),
+    )
+    return observed, kept_cells, notes
+
+
 def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
     data = require_frame(data, name="data")
     group_columns = as_list(group, name="group")
@@ -149,34 +191,15 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
 
     q_full, r_full = len(row_labels), len(cell_rows)
     counts = np.bincount(row_full * r_full + cell_full, minlength=q_full * r_full).reshape(q_full, r_full)
-    keep_rows = counts.sum(axis=1) > 0
-    keep_cols = counts.sum(axis=0) > 0
-    notes = [f"group {row_labels[i]!r} has no cases and is left out" for i in np.flatnonzero(~keep_rows)]
-    notes += [
-        f"cell {cell_rows[j][0]!r} (y_pred={cell_rows[j][1]!r}, y_true={cell_rows[j][2]!r}) has no cases "
-        "in any group and is left out"
-        for j in np.flatnonzero(~keep_cols)
-    ]
-    kept_labels = [row_labels[i] for i in np.flatnonzero(keep_rows)]
-    if len(kept_labels) < 2:
-        raise ValueError(
-            f"`group` {group_columns!r} has a single group {kept_labels[0]!r} in `data`; "
-            "the equal confusion test compares at least two groups"
-        )
-    if keep_cols.sum() < 2:
-        only = [cell_rows[j][0] for j in np.flatnonzero(keep_cols)]
-        raise ValueError(
-            f"`y_true` {y_true!r} / `y_pred` {y_pred!r} give fewer than two outcome cells (only {only!r}); "
-            "the test needs at least two"
-        )
-    observed = pd.DataFrame(
-        counts[np.ix_(keep_rows, keep_cols)].astype(np.int64),
-        index=pd.Index(kept_labels, name="group"),
-        columns=pd.Index([cell_rows[j][0] for j in np.flatnonzero(keep_cols)], name="cell"),
+    observed, kept_cells, notes = _drop_empty(
+        counts,
+        row_labels,
+        cell_rows,
+        group_columns=group_columns,
+        single_group_where="in `data`",
+        few_cells_head=f"`y_true` {y_true!r} / `y_pred` {y_pred!r} give fewer than two outcome cells",
     )
-    cells = pd.DataFrame(
-        [cell_rows[j] for j in np.flatnonzero(keep_cols)], columns=["cell", "y_pred", "y_true"]
-    )
+    cells = pd.DataFrame(kept_cells, columns=["cell", "y_pred", "y_true"])
     return _Contingency(
         observed=observed, cells=cells, group_columns=tuple(group_columns), notes=tuple(notes)
     )

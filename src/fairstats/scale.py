@@ -36,6 +36,7 @@ from fairstats._validation import as_list
 from fairstats.confusion import (
     BINARY_CELLS,
     EqualConfusionResult,
+    _drop_empty,
     _is_binary,
     equal_confusion_test_table,
 )
@@ -191,32 +192,15 @@ def _labelled_table(
     notes: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Drop empty groups and cells (with notes) and label the table as ``confusion_table`` does."""
-    keep_rows = counts.sum(axis=1) > 0
-    keep_cols = counts.sum(axis=0) > 0
-    notes = list(notes)
-    notes += [f"group {group_labels[i]!r} has no cases and is left out" for i in np.flatnonzero(~keep_rows)]
-    notes += [
-        f"cell {cells[j][0]!r} (y_pred={cells[j][1]!r}, y_true={cells[j][2]!r}) has no cases "
-        "in any group and is left out"
-        for j in np.flatnonzero(~keep_cols)
-    ]
-    kept_groups = [group_labels[i] for i in np.flatnonzero(keep_rows)]
-    if len(kept_groups) < 2:
-        raise ValueError(
-            f"`group` {list(group_columns)!r} has a single group {kept_groups[0]!r} with cases; "
-            "the equal confusion test compares at least two groups"
-        )
-    kept_cells = [cells[j] for j in np.flatnonzero(keep_cols)]
-    if len(kept_cells) < 2:
-        raise ValueError(
-            f"fewer than two outcome cells have cases (only {[c[0] for c in kept_cells]!r}); "
-            "the test needs at least two"
-        )
-    out = pd.DataFrame(
-        counts[np.ix_(keep_rows, keep_cols)].astype(np.int64),
-        index=pd.Index(kept_groups, name="group"),
-        columns=pd.Index([c[0] for c in kept_cells], name="cell"),
+    out, kept_cells, new_notes = _drop_empty(
+        counts,
+        group_labels,
+        cells,
+        group_columns=group_columns,
+        single_group_where="with cases",
+        few_cells_head="fewer than two outcome cells have cases",
     )
+    notes = [*notes, *new_notes]
     out.attrs["notes"] = notes
     out.attrs["cells"] = [{"cell": c, "y_pred": p, "y_true": t} for c, p, t in kept_cells]
     out.attrs["group_columns"] = list(group_columns)
