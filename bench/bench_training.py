@@ -41,27 +41,14 @@ import pandas as pd
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import RESULTS, ROOT, detail, emit, parser, row  # noqa: E402
+from _common import ROOT, detail, emit, parser, row  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests" / "workflow"))
+import tiny_workflow as tw  # noqa: E402
 
 NAME = "training"
 EXPERIMENT = "benchtraining"
 GOAL = 1.10
-
-
-def copy_tree(dest: Path) -> None:
-    """Copy what a fresh clone holds (git-tracked and not-ignored files, no results/) to ``dest``."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for rel in filter(None, listed.split("\0")):
-        src = ROOT / rel
-        if rel.startswith("results/") or not src.is_file():
-            continue
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest / rel)
 
 
 def _children_cpu() -> float:
@@ -135,9 +122,12 @@ def main() -> None:
     cli.add_argument(
         "--models", nargs="+", default=["lr", "lda", "rf", "xgb"], choices=["lr", "lda", "rf", "xgb"]
     )
-    cli.add_argument("--csv", type=Path, default=RESULTS / f"{NAME}.csv", help="per-model table (CSV)")
+    cli.add_argument(
+        "--csv", type=Path, default=None, help="per-model table (CSV; default: beside --json, .csv)"
+    )
     cli.add_argument("--keep", action="store_true", help="keep the working copy (printed) for inspection")
     args = cli.parse_args()
+    args.csv = args.csv or args.json.with_suffix(".csv")
     config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
     n_folds = args.folds or (2 if args.quick else config["nij"]["chunk_size"])
     models = ["lda", "xgb"] if args.quick else args.models
@@ -146,7 +136,7 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="bench_training_"))
     try:
-        copy_tree(work)
+        tw.copy_clone(work)
         bench_config = dict(config, experiment=EXPERIMENT)
         bench_config["nij"] = dict(
             config["nij"], presets=args.presets, models=models, test_folds=folds, chunk_size=len(folds)

@@ -13,31 +13,16 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import tiny_workflow as tw
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ["data/interim/default/verify_raw.tsv", "data/interim/default/nij/table.parquet"]
 
 
-def _tracked_files() -> list[str]:
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    return [p for p in out.split("\0") if p and not p.startswith("results/")]
-
-
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     """A copy of the working tree as a fresh clone has it (git-tracked and not-ignored files)."""
-    dest = tmp_path_factory.mktemp("clone")
-    for rel in _tracked_files():
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest / rel)
-    return dest
+    return tw.copy_clone(tmp_path_factory.mktemp("clone"))
 
 
 def _snakemake(cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -42,14 +42,20 @@ def tracked_files() -> list[str]:
     return sorted(p for p in out.split("\0") if p and not p.startswith("results/"))
 
 
-def copy_tree(dest: Path) -> Path:
-    """Copy the working tree (as a fresh clone has it) to ``dest`` and write the tiny config there."""
+def copy_clone(dest: Path) -> Path:
+    """Copy the working tree to ``dest`` as a fresh clone has it (without ``results/``)."""
     dest.mkdir(parents=True, exist_ok=True)
     for rel in tracked_files():
         src = ROOT / rel
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest / rel)
+    return dest
+
+
+def copy_tree(dest: Path) -> Path:
+    """:func:`copy_clone` to ``dest`` and write the tiny config there."""
+    copy_clone(dest)
     write_config(dest)
     return dest
 
