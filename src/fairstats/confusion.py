@@ -140,8 +140,8 @@ def _drop_empty(
     return observed, kept_cells, notes
 
 
-def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
-    data = require_frame(data, name="data")
+def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]:
+    """Check the column-name arguments (not the data); return the group columns as a list."""
     group_columns = as_list(group, name="group")
     for name, value in (("y_true", y_true), ("y_pred", y_pred)):
         if not isinstance(value, str):
@@ -151,6 +151,12 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
     clash = sorted(set(group_columns) & {y_true, y_pred})
     if clash:
         raise ValueError(f"`group` column {clash[0]!r} is also `y_true` or `y_pred`")
+    return group_columns
+
+
+def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
+    data = require_frame(data, name="data")
+    group_columns = _column_names_iv(group, y_true, y_pred)
     columns = [*group_columns, y_true, y_pred]
     require_columns(data, columns, where="`data`")
     require_no_nan(data, columns, where="`data`")

@@ -32,10 +32,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import as_list
 from fairstats.confusion import (
     BINARY_CELLS,
     EqualConfusionResult,
+    _column_names_iv,
     _drop_empty,
     _is_binary,
     equal_confusion_test_table,
@@ -315,15 +315,7 @@ def _parquet_iv(path, group, y_true, y_pred, batch_size):
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"`path`: no parquet file {str(path)!r}")
-    group_columns = as_list(group, name="group")
-    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
-        if not isinstance(value, str):
-            raise TypeError(f"`{name}` must be one column name, got {value!r}")
-    if len(set(group_columns)) != len(group_columns):
-        raise ValueError(f"`group` lists a column twice: {group_columns!r}")
-    clash = sorted(set(group_columns) & {y_true, y_pred})
-    if clash:
-        raise ValueError(f"`group` column {clash[0]!r} is also `y_true` or `y_pred`")
+    group_columns = _column_names_iv(group, y_true, y_pred)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
         raise ValueError(f"`batch_size` must be a positive integer, got {batch_size!r}")
     try:
