@@ -33,6 +33,7 @@ printed K and N-K (:mod:`fairstats.mcnemar`).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -316,45 +317,25 @@ def _check_alpha(alpha: object) -> float:
     return float(alpha)
 
 
-def authors_battery(raw_dir: str | os.PathLike, *, alpha: float = 0.05) -> pd.DataFrame:
-    r"""Paper B's fold-based t-tests (Tables II-XI) on the authors' per-fold results, with correct tests.
+def fold_ttest_rows(
+    fold_metrics: pd.DataFrame,
+    *,
+    tests: Sequence[PaperTest],
+    models: Sequence[str],
+    alpha: float,
+    source: str,
+) -> list[dict[str, object]]:
+    """One battery row per (test, model): :func:`fairstats.ttests.fold_ttest` of White vs Black per fold.
 
-    Parameters
-    ----------
-    raw_dir : str or path-like
-        Folder with the authors' files (``data/raw/paper-b-authors``).
-    alpha : float, keyword-only
-        Family significance level (paper: 0.05); a definition with two tests uses ``alpha / 2`` per test.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (table, model), tables in the paper's order, models ``lr, lda, rf, xgb``. Columns:
-        ``table, model, test, metric, alternative, alpha`` (the test's level), ``disparity`` (as the paper
-        prints it), ``estimate`` (mean White - mean Black), ``mean_white, mean_black, n_white, n_black,
-        n_pairs`` (folds used; fewer than K where the metric is undefined), then for ``paper_formula``,
-        ``pooled``, ``paired`` and ``corrected``: ``statistic_*``, ``df_*``, ``pvalue_*``;
-        ``test_train_ratio``; the verdicts ``significant_paper, significant_pooled, significant_paired,
-        significant_corrected``; ``verdict_changes`` (paper's verdict differs from the corrected t's) and
-        ``source`` (``"authors-per-fold"``).
-
-    Notes
-    -----
-    Every statistic is oriented White minus Black and tested with the paper's tail; see
-    :func:`fairstats.ttests.fold_ttest` for the four statistics. The paper's own verdict is
-    ``pvalue_paper_formula < alpha``.
-
-    References
-    ----------
-    Paper B, Sections II-B to II-I and Tables II-XI.
+    ``fold_metrics`` is tidy (``model, metric, fold, group, value``, groups ``White``/``Black``); each test
+    runs at ``alpha / n_tests`` (Bonferroni for the two-metric definitions). Shared by the authors' battery
+    and the rerun's (:mod:`fairstats.battery`).
     """
-    alpha = _check_alpha(alpha)
-    metrics = authors_fold_metrics(raw_dir)
-    wide = metrics.pivot(index=["model", "metric", "fold"], columns="group", values="value")
+    wide = fold_metrics.pivot(index=["model", "metric", "fold"], columns="group", values="value")
     rows = []
-    for spec in PAPER_B_TESTS:
+    for spec in tests:
         level = alpha / spec.n_tests
-        for model in MODELS:
+        for model in models:
             sub = wide.loc[(model, spec.metric)].sort_index()
             res = fold_ttest(
                 sub["White"].to_numpy(), sub["Black"].to_numpy(), alternative=spec.alternative, alpha=level
@@ -392,9 +373,52 @@ def authors_battery(raw_dir: str | os.PathLike, *, alpha: float = 0.05) -> pd.Da
                     "significant_paired": res.significant_paired,
                     "significant_corrected": res.significant_corrected,
                     "verdict_changes": res.significant_paper_formula != res.significant_corrected,
-                    "source": "authors-per-fold",
+                    "source": source,
                 }
             )
+    return rows
+
+
+def authors_battery(raw_dir: str | os.PathLike, *, alpha: float = 0.05) -> pd.DataFrame:
+    r"""Paper B's fold-based t-tests (Tables II-XI) on the authors' per-fold results, with correct tests.
+
+    Parameters
+    ----------
+    raw_dir : str or path-like
+        Folder with the authors' files (``data/raw/paper-b-authors``).
+    alpha : float, keyword-only
+        Family significance level (paper: 0.05); a definition with two tests uses ``alpha / 2`` per test.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (table, model), tables in the paper's order, models ``lr, lda, rf, xgb``. Columns:
+        ``table, model, test, metric, alternative, alpha`` (the test's level), ``disparity`` (as the paper
+        prints it), ``estimate`` (mean White - mean Black), ``mean_white, mean_black, n_white, n_black,
+        n_pairs`` (folds used; fewer than K where the metric is undefined), then for ``paper_formula``,
+        ``pooled``, ``paired`` and ``corrected``: ``statistic_*``, ``df_*``, ``pvalue_*``;
+        ``test_train_ratio``; the verdicts ``significant_paper, significant_pooled, significant_paired,
+        significant_corrected``; ``verdict_changes`` (paper's verdict differs from the corrected t's) and
+        ``source`` (``"authors-per-fold"``).
+
+    Notes
+    -----
+    Every statistic is oriented White minus Black and tested with the paper's tail; see
+    :func:`fairstats.ttests.fold_ttest` for the four statistics. The paper's own verdict is
+    ``pvalue_paper_formula < alpha``.
+
+    References
+    ----------
+    Paper B, Sections II-B to II-I and Tables II-XI.
+    """
+    alpha = _check_alpha(alpha)
+    rows = fold_ttest_rows(
+        authors_fold_metrics(raw_dir),
+        tests=PAPER_B_TESTS,
+        models=list(MODELS),
+        alpha=alpha,
+        source="authors-per-fold",
+    )
     return pd.DataFrame(rows)
 
 

@@ -92,6 +92,7 @@ from fairstats.authors import (
     PaperTest,
     authors_fold_metrics,
     correct_t_note,
+    fold_ttest_rows,
     matches_printed_pvalue,
     printed_count_checks,
     read_published_b,
@@ -403,43 +404,8 @@ def _empty_row(source: str) -> dict[str, object]:
 
 
 def _t_rows(fold_metrics: pd.DataFrame, models: list[str], alpha: float, source: str) -> list[dict]:
-    wide = fold_metrics.pivot(index=["model", "metric", "fold"], columns="group", values="value")
-    rows = []
-    for spec in RERUN_TESTS:
-        level = alpha / spec.n_tests
-        for model in models:
-            sub = wide.loc[(model, spec.metric)].sort_index()
-            res = fold_ttest(
-                sub["White"].to_numpy(), sub["Black"].to_numpy(), alternative=spec.alternative, alpha=level
-            )
-            row = _empty_row(source)
-            row.update(
-                table=spec.table,
-                model=model,
-                test=spec.test,
-                metric=spec.metric,
-                alternative=spec.alternative,
-                alpha=level,
-                disparity=spec.disparity(res.mean_a, res.mean_b),
-                estimate=res.estimate,
-                mean_white=res.mean_a,
-                mean_black=res.mean_b,
-                n_white=res.n_a,
-                n_black=res.n_b,
-                n_pairs=res.n_pairs,
-                test_train_ratio=res.test_train_ratio,
-                significant_paper=res.significant_paper_formula,
-                significant_pooled=res.significant_pooled,
-                significant_paired=res.significant_paired,
-                significant_corrected=res.significant_corrected,
-                verdict_changes=res.significant_paper_formula != res.significant_corrected,
-                corrected_test=_CORRECTED["t"],
-            )
-            for test in ("paper_formula", "pooled", "paired", "corrected"):
-                for what in ("statistic", "df", "pvalue"):
-                    row[f"{what}_{test}"] = getattr(res, f"{what}_{test}")
-            rows.append(row)
-    return rows
+    rows = fold_ttest_rows(fold_metrics, tests=RERUN_TESTS, models=models, alpha=alpha, source=source)
+    return [{**_empty_row(source), **r, "corrected_test": _CORRECTED["t"]} for r in rows]
 
 
 def _calibration(
