@@ -9,7 +9,7 @@ this machine, so by default it runs on a seeded sample of people of each race (`
 scaled to all pairs (time per pair x number of pairs, said in the summary); ``--sample 0`` runs it on
 everybody. Neighbours are compared exactly on the people brute force ran on.
 
-Features: the NIJ ``clean`` design matrix (:func:`fairstats.data.nij.design_matrix`, 25,750 x 140, no ID or
+Features: the NIJ ``clean`` design matrix (:func:`compendium.data.nij.design_matrix`, 25,750 x 140, no ID or
 row positions) of the authors' 250 fold files.
 
 BLAS threads: ours runs with one BLAS thread (``--blas-threads``, as the training pipeline does). On this
@@ -34,12 +34,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, best_time, config_seed, detail, emit, parser, row  # noqa: E402
 
+from compendium.data.nij import design_matrix, read_paper_folds  # noqa: E402
 from fairstats.awareness import (  # noqa: E402
     SingularCovarianceWarning,
     mahalanobis_whitening,
     nearest_other_group,
 )
-from fairstats.data.nij import design_matrix, read_paper_folds  # noqa: E402
 
 NAME = "awareness"
 FOLDS = ROOT / "data" / "raw" / "nij-paper-folds"

@@ -1,16 +1,15 @@
 """fairstats: is this group disparity real, or chance?
 
-Statistical fairness tests (equal confusion test, fold-based tests with corrected t, calibration,
-McNemar mid-p) and the reproducible compendium of two papers. Public API below; each helper module
-documents its functions.
+Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
+McNemar mid-p, fairness through awareness, bootstrap intervals and multiplicity control, and the
+``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
+(``src/compendium``) uses this API and is not part of the library.
 """
 
 __version__ = "0.1.0"
 
 # Public API (one line per module; keep sorted).
-from fairstats.authors import PAPER_B_TESTS, PaperTest, authors_battery, authors_fold_metrics, authors_table_i, printed_count_checks, published_vs_reproduced_authors, read_published_b  # noqa: E501, F401, I001
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
-from fairstats.battery import BATTERY_COLUMNS, BatteryTables, awareness_features, battery_tables, published_vs_reproduced_rerun, run_battery  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.inference import OUTCOME_TESTS, CramersVBootstrapResult, DisparityBootstrapResult, FoldDisparityResult, OutcomeTestsResult, UndefinedResampleWarning, adjust_pvalues, bootstrap_cramers_v, bootstrap_disparity, fold_disparity, outcome_tests, verdict_table  # noqa: E501, F401, I001

@@ -12,7 +12,7 @@ discordant counts, which is what :func:`mcnemar_midp` uses. Table XX's ``K`` is 
 [row 0, column 1] of Tables XVI–XIX (e.g. LR unprotected: K = 13, N − K = 15). Those tables put the original
 prediction (X) in the *columns* and the counterfactual (Y) in the rows: their column totals equal the authors'
 per-fold counts of each prediction (LDA, XGBoost) and agree between the causal and the neighbour tables, the
-row totals do neither (:mod:`fairstats.authors`). So K counts (original 1, counterfactual 0) pairs, as the
+row totals do neither (:mod:`compendium.authors`). So K counts (original 1, counterfactual 0) pairs, as the
 text says. Two-sided p-values do not depend on which discordant count is called K.
 
 Table XX's printed p-values (13/15 → 0.78, 27/14 → 0.0516, 136/153 → 0.332, 208/184 → 0.236) are reproduced

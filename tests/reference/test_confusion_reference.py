@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 import yaml
 
+from compendium.data.compas import load_preset
+from compendium.published import matches_at_printed_precision
 from fairstats.confusion import SmallExpectedCountWarning, equal_confusion_test
-from fairstats.data.compas import load_preset
-from fairstats.reporting import matches_at_printed_precision
 
 ROOT = Path(__file__).resolve().parents[2]
 R_REFERENCE = Path(__file__).parent / "data" / "compas_violent_stdres.csv"

@@ -1,4 +1,4 @@
-"""fairstats.authors: reading the authors' per-fold files, bad input, and the printed p-value rule."""
+"""compendium.authors: reading the authors' per-fold files, bad input, and the printed p-value rule."""
 
 import math
 import shutil
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats.authors import (
+from compendium.authors import (
     AUTHORS_FILES,
     AUTHORS_METRICS,
     PAPER_B_TESTS,

@@ -1,4 +1,4 @@
-"""fairstats.battery: paper B's battery on out-of-fold predictions, hand-made cases with known answers."""
+"""compendium.battery: paper B's battery on out-of-fold predictions, hand-made cases with known answers."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 from scipy.spatial.distance import cdist
 
-from fairstats.authors import authors_battery
-from fairstats.battery import (
+from compendium.authors import authors_battery
+from compendium.battery import (
     AUTHORS_COLUMNS,
     BATTERY_COLUMNS,
     EXTRA_COLUMNS,
@@ -20,9 +20,9 @@ from fairstats.battery import (
     published_vs_reproduced_rerun,
     run_battery,
 )
+from compendium.published import PVR_COLUMNS
 from fairstats.calibration import calibration_independence_test, calibration_test, well_calibration_test
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
-from fairstats.reporting import PVR_COLUMNS
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::fairstats.calibration.EmptyBinWarning",

@@ -14,9 +14,9 @@ import pytest
 import yaml
 from statsmodels.stats.multitest import multipletests
 
+from compendium.data.compas import load_preset
 from fairstats import cli
 from fairstats.confusion import equal_confusion_test
-from fairstats.data.compas import load_preset
 
 ROOT = Path(__file__).resolve().parents[2]
 N_RESAMPLES = "99"  # small: the tests check plumbing, the statistics are tested in test_inference.py

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from fairstats.data.compas import FilterResult, filter_compas, load_preset, read_compas
+from compendium.data.compas import FilterResult, filter_compas, load_preset, read_compas
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"

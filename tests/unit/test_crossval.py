@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats.crossval import (
+from compendium.crossval import (
     PREDICTION_COLUMNS,
     FoldPredictions,
     NotConvergedWarning,
@@ -24,8 +24,8 @@ from fairstats.crossval import (
     training_rows,
     write_predictions,
 )
-from fairstats.data.nij import RACE_COLUMNS, design_matrix, flip_race, read_paper_folds
-from fairstats.models import make_model
+from compendium.data.nij import RACE_COLUMNS, design_matrix, flip_race, read_paper_folds
+from compendium.models import make_model
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDS_DIR = ROOT / "data/raw/nij-paper-folds"

@@ -1,4 +1,4 @@
-"""fairstats.data.download: checksummed downloads from a local HTTP server on 127.0.0.1, manifest checks."""
+"""compendium.data.download: checksummed downloads from a local HTTP server on 127.0.0.1, manifest checks."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from fairstats.data import download, nij
-from fairstats.data.download import ChecksumError
+from compendium.data import download, nij
+from compendium.data.download import ChecksumError
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"

@@ -1,6 +1,6 @@
 """data/raw/SHA256SUMS: every vendored file is listed and matches; every listed file is present.
 
-The hashes are computed here with hashlib, independently of fairstats.data.download.
+The hashes are computed here with hashlib, independently of compendium.data.download.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fairstats.data import download
+from compendium.data import download
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"

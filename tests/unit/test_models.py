@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from xgboost import XGBClassifier
 
-from fairstats.models import (
+from compendium.models import (
     MODEL_NAMES,
     fit_converged,
     make_model,
@@ -84,7 +84,7 @@ def test_model_seed_is_a_pure_function_of_seed_and_model():
 def test_clean_lr_converges_where_the_paper_lr_does_not():
     from sklearn.exceptions import ConvergenceWarning
 
-    from fairstats.data.nij import design_matrix, read_paper_folds
+    from compendium.data.nij import design_matrix, read_paper_folds
 
     table = read_paper_folds(ROOT / "data/raw/nij-paper-folds")
     table = table[table["fold"] < 4]  # 412 people: fast, and the paper LR still stops at its cap

@@ -1,4 +1,4 @@
-"""fairstats.data.nij on the vendored fold files and on a small fixture in the official layout."""
+"""compendium.data.nij on the vendored fold files and on a small fixture in the official layout."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats.data import nij
+from compendium.data import nij
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDS = ROOT / "data" / "raw" / "nij-paper-folds"

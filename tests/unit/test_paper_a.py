@@ -13,9 +13,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from fairstats.confusion import SmallExpectedCountWarning, confusion_ratios
-from fairstats.data.compas import load_preset
-from fairstats.paper_a import (
+from compendium.data.compas import load_preset
+from compendium.paper_a import (
     crosstab_with_shares,
     format_groupings,
     headline_numbers,
@@ -24,7 +23,8 @@ from fairstats.paper_a import (
     published_vs_reproduced_a,
     ratio_panels,
 )
-from fairstats.reporting import PVR_COLUMNS
+from compendium.published import PVR_COLUMNS
+from fairstats.confusion import SmallExpectedCountWarning, confusion_ratios
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "data" / "published" / "paper-a-tables.csv"

@@ -3,15 +3,13 @@
 import pandas as pd
 import pytest
 
-from fairstats.reporting import (
+from compendium.published import (
     PVR_COLUMNS,
-    atomic_write_text,
     collect_published_vs_reproduced,
     matches_at_printed_precision,
     summarise_published_vs_reproduced,
-    to_markdown,
-    write_table,
 )
+from fairstats.reporting import atomic_write_text, to_markdown, write_table
 
 
 @pytest.mark.parametrize(

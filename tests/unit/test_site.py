@@ -1,10 +1,11 @@
-"""fairstats.site: HTML tables, the published-vs-reproduced rendering, captions and the site builder."""
+"""compendium.site: HTML tables, the published-vs-reproduced rendering, captions and the site builder."""
 
 import pandas as pd
 import pytest
 
-from fairstats.reporting import PVR_COLUMNS, write_table
-from fairstats.site import build_site, figure_caption, html_table, published_vs_reproduced_html, stage_title
+from compendium.published import PVR_COLUMNS
+from compendium.site import build_site, figure_caption, html_table, published_vs_reproduced_html, stage_title
+from fairstats.reporting import write_table
 
 
 def _pvr():
@@ -111,7 +112,7 @@ def test_every_caption_is_plain_restructuredtext():
 
     from docutils.core import publish_parts
 
-    from fairstats.site import FIGURE_CAPTIONS
+    from compendium.site import FIGURE_CAPTIONS
 
     for pattern, text in FIGURE_CAPTIONS:
         errors = io.StringIO()

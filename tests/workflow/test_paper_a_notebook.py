@@ -10,7 +10,7 @@ import papermill as pm
 import pytest
 import yaml
 
-from fairstats.data.compas import load_preset
+from compendium.data.compas import load_preset
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "paper_a_equal_confusion.ipynb"

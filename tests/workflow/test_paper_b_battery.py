@@ -12,7 +12,7 @@ import pandas as pd
 import papermill as pm
 import pytest
 
-from fairstats.data.nij import read_official
+from compendium.data.nij import read_official
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "paper_b_battery.ipynb"

@@ -23,8 +23,9 @@ import nbformat
 import pandas as pd
 import pytest
 
-from fairstats.reporting import PVR_COLUMNS, write_table
-from fairstats.site import build_site
+from compendium.published import PVR_COLUMNS
+from compendium.site import build_site
+from fairstats.reporting import write_table
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED_SITE = ROOT / "results" / "default" / "report"
@@ -146,7 +147,7 @@ def check_links(index: Path) -> tuple[list[Path], list[str]]:
 
 
 def check_in_browser(pages: list[Path], *, profile: Path) -> list[str]:
-    """Load every page in Chromium; pages built by fairstats.site report their images' load state."""
+    """Load every page in Chromium; pages built by compendium.site report their images' load state."""
     problems = []
     for page in pages:
         dom = render_dom(page, profile=profile)

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from fairstats.crossval import PREDICTION_COLUMNS, read_predictions
-from fairstats.reporting import PVR_COLUMNS
+from compendium.crossval import PREDICTION_COLUMNS, read_predictions
+from compendium.published import PVR_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow

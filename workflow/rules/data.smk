@@ -10,14 +10,14 @@
 import os.path
 import re
 
-from fairstats.data.download import (
+from compendium.data.download import (
     OFFICIAL_NIJ_URL,
     SOURCES,
     fetch,
     fetch_official_nij,
     read_manifest,
 )
-from fairstats.data.nij import OFFICIAL_N_ROWS
+from compendium.data.nij import OFFICIAL_N_ROWS
 
 RAW_MANIFEST = f"{RAW}/SHA256SUMS"
 RAW_SHA256 = read_manifest(RAW_MANIFEST)

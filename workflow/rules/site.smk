@@ -12,7 +12,7 @@
 import os.path
 import re
 
-from fairstats.site import figure_caption
+from compendium.site import figure_caption
 
 SITE = f"{RESULTS}/report"
 SITE_STAGE = "[a-z0-9_]+(?:/[a-z0-9_]+)*"

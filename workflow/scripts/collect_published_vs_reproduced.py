@@ -2,12 +2,8 @@
 
 import logging
 
-from fairstats.reporting import (
-    atomic_write_text,
-    collect_published_vs_reproduced,
-    summarise_published_vs_reproduced,
-    write_table,
-)
+from compendium.published import collect_published_vs_reproduced, summarise_published_vs_reproduced
+from fairstats.reporting import atomic_write_text, write_table
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 table = collect_published_vs_reproduced(list(snakemake.input.pieces))  # noqa: F821

@@ -3,7 +3,7 @@
 import logging
 import os
 
-from fairstats.data.compas import filter_compas, read_compas
+from compendium.data.compas import filter_compas, read_compas
 from fairstats.reporting import write_table
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, filemode="w")  # noqa: F821

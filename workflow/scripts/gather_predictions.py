@@ -2,7 +2,7 @@
 
 import logging
 
-from fairstats.crossval import fold_accuracy, gather_predictions, write_predictions
+from compendium.crossval import fold_accuracy, gather_predictions, write_predictions
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, filemode="w")  # noqa: F821
 result = gather_predictions(list(snakemake.input.chunks), models=list(snakemake.params.models))  # noqa: F821

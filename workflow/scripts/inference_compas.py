@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from fairstats.authors import PAPER_B_TESTS
+from compendium.authors import PAPER_B_TESTS
 from fairstats.inference import adjust_pvalues, bootstrap_cramers_v, outcome_tests
 from fairstats.reporting import write_table
 

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from compendium.crossval import read_predictions
 from fairstats.confusion import equal_confusion_test
-from fairstats.crossval import read_predictions
 from fairstats.inference import bootstrap_cramers_v, bootstrap_disparity
 from fairstats.reporting import write_table
 

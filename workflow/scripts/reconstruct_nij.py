@@ -4,7 +4,7 @@ import logging
 import os
 from pathlib import Path
 
-from fairstats.data import nij
+from compendium.data import nij
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 source = snakemake.params.source  # noqa: F821

@@ -1,5 +1,7 @@
 """Paper B's fairness battery on one preset's out-of-fold predictions, the tables behind it, and the
-published-vs-reproduced piece (source ``rerun`` for the paper preset). Thin adapter over fairstats.battery."""
+published-vs-reproduced piece (source ``rerun`` for the paper preset).
+
+Thin adapter over compendium.battery."""
 
 import logging
 import os
@@ -9,9 +11,9 @@ import warnings
 
 import pandas as pd
 
-from fairstats.battery import awareness_features, battery_tables, published_vs_reproduced_rerun
-from fairstats.crossval import read_predictions
-from fairstats.models import PRESET_FEATURES
+from compendium.battery import awareness_features, battery_tables, published_vs_reproduced_rerun
+from compendium.crossval import read_predictions
+from compendium.models import PRESET_FEATURES
 from fairstats.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821

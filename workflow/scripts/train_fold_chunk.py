@@ -8,9 +8,9 @@ import warnings
 
 import pandas as pd
 
-from fairstats.crossval import assign_folds, fit_predict_folds, write_predictions
-from fairstats.data.nij import design_matrix, flip_race
-from fairstats.models import PRESET_FEATURES, make_model
+from compendium.crossval import assign_folds, fit_predict_folds, write_predictions
+from compendium.data.nij import design_matrix, flip_race
+from compendium.models import PRESET_FEATURES, make_model
 
 log = open(snakemake.log[0], "w", buffering=1)  # noqa: F821, SIM115
 sys.stderr = log  # the tqdm bar (one step per fold) and warnings go to the job's log

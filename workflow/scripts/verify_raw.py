@@ -2,7 +2,7 @@
 
 import logging
 
-from fairstats.data.download import verify_manifest
+from compendium.data.download import verify_manifest
 from fairstats.reporting import atomic_write_text
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821

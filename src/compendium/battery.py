@@ -1,6 +1,6 @@
 r"""Paper B's fairness battery on out-of-fold predictions (our rerun), beside correct tests.
 
-:func:`run_battery` takes the tidy predictions of :mod:`fairstats.crossval` (one row per person and model:
+:func:`run_battery` takes the tidy predictions of :mod:`compendium.crossval` (one row per person and model:
 ``model, fold, ID, race, y_true, y_score, y_pred, y_score_flipped, y_pred_flipped``) and runs the 15 tests of
 paper B with the paper's tails and levels; :func:`battery_tables` returns the battery together with the
 tables behind it (per-fold metrics, the 2x2 count tables of Tables XVI-XIX and XXI-XXIV, per-bin calibration
@@ -31,7 +31,7 @@ XXV    fairness_through_awareness         ŷ vs nearest other-race ŷ (McNemar) 
 =====  =================================  =====================================  ==========  =========
 
 Columns of the battery (:data:`BATTERY_COLUMNS`): first exactly the columns of
-:func:`fairstats.authors.authors_battery` (the fold-based t-tests: the paper's formula, pooled, paired and
+:func:`compendium.authors.authors_battery` (the fold-based t-tests: the paper's formula, pooled, paired and
 corrected t, each with statistic, df, p-value and verdict), then :data:`EXTRA_COLUMNS` for the tests that
 are not t-tests (left NaN on t rows; the t columns are NaN on their rows):
 
@@ -84,8 +84,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import require_columns, require_frame
-from fairstats.authors import (
+from compendium.authors import (
     AUTHORS_METRICS,
     MODELS,
     PAPER_B_TESTS,
@@ -97,6 +96,8 @@ from fairstats.authors import (
     printed_count_checks,
     read_published_b,
 )
+from compendium.published import PVR_COLUMNS, matches_at_printed_precision
+from fairstats._validation import require_columns, require_frame
 from fairstats.awareness import nearest_other_group
 from fairstats.calibration import (
     calibration_independence_test,
@@ -106,7 +107,6 @@ from fairstats.calibration import (
 )
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 from fairstats.metrics import group_metrics
-from fairstats.reporting import PVR_COLUMNS, matches_at_printed_precision
 from fairstats.ttests import fold_ttest
 
 __all__ = [
@@ -131,7 +131,7 @@ RERUN_TESTS: tuple[PaperTest, ...] = (
     PaperTest("XV", "balance_negative_class", "mean_score_neg", "less"),
 )
 
-#: Columns of :func:`fairstats.authors.authors_battery`, in its order (the t-test layout shared by both).
+#: Columns of :func:`compendium.authors.authors_battery`, in its order (the t-test layout shared by both).
 AUTHORS_COLUMNS: tuple[str, ...] = (
     "table",
     "model",
@@ -219,7 +219,7 @@ class BatteryTables:
     fold_metrics : pandas.DataFrame
         Per-fold group metrics: ``model, metric, group, fold, value, numerator, denominator`` (group
         ``White``/``Black``; ``value`` NaN where undefined), sorted like
-        :func:`fairstats.authors.authors_fold_metrics`.
+        :func:`compendium.authors.authors_fold_metrics`.
     count_tables : pandas.DataFrame
         The paired 2x2 tables of Tables XVI-XIX (causal) and XXI-XXIV (awareness): ``table, model, test,
         group, original, other, n`` with ``other`` the race-flipped (causal) or neighbour's (awareness)
@@ -262,9 +262,9 @@ def awareness_features(table: pd.DataFrame, *, features: str = "paper") -> pd.Da
     Parameters
     ----------
     table : pandas.DataFrame
-        The tidy NIJ table (:func:`fairstats.data.nij.read_paper_folds`, rule ``reconstruct_nij``).
+        The tidy NIJ table (:func:`compendium.data.nij.read_paper_folds`, rule ``reconstruct_nij``).
     features : {"paper", "clean"}, keyword-only
-        Design matrix (:func:`fairstats.data.nij.design_matrix`).
+        Design matrix (:func:`compendium.data.nij.design_matrix`).
 
     Returns
     -------
@@ -279,9 +279,9 @@ def awareness_features(table: pd.DataFrame, *, features: str = "paper") -> pd.Da
     Raises
     ------
     ValueError, TypeError
-        As :func:`fairstats.data.nij.design_matrix`.
+        As :func:`compendium.data.nij.design_matrix`.
     """
-    from fairstats.data.nij import design_matrix
+    from compendium.data.nij import design_matrix
 
     dm = design_matrix(table, features=features)
     X = dm.X.drop(columns=[c for c in _IDENTIFIERS if c in dm.X.columns]).astype(float)
@@ -576,7 +576,7 @@ def battery_tables(
     Parameters
     ----------
     predictions : pandas.DataFrame
-        Tidy predictions of :mod:`fairstats.crossval` (``model, fold, ID, race, y_true, y_score, y_pred,
+        Tidy predictions of :mod:`compendium.crossval` (``model, fold, ID, race, y_true, y_score, y_pred,
         y_pred_flipped``; ``y_score`` = P(y = 1)); every model predicts the same people, each once.
     features : pandas.DataFrame or None, keyword-only
         Features of fairness through awareness, index = ``ID`` (:func:`awareness_features`); None leaves out
@@ -747,7 +747,7 @@ def run_battery(
 
 
 def align_battery(battery: pd.DataFrame) -> pd.DataFrame:
-    """Give a battery (e.g. :func:`fairstats.authors.authors_battery`'s) exactly :data:`BATTERY_COLUMNS`.
+    """Give a battery (e.g. :func:`compendium.authors.authors_battery`'s) exactly :data:`BATTERY_COLUMNS`.
 
     Missing extra columns are added (NaN; ``group`` and ``corrected_test`` filled as in :func:`run_battery`
     for t rows), so that the authors' and the rerun's batteries concatenate into one tidy table.
@@ -783,7 +783,7 @@ def fold_agreement(fold_metrics: pd.DataFrame, authors: pd.DataFrame, *, atol: f
     fold_metrics : pandas.DataFrame
         :attr:`BatteryTables.fold_metrics` (``model, metric, group, fold, value``).
     authors : pandas.DataFrame
-        :func:`fairstats.authors.authors_fold_metrics`.
+        :func:`compendium.authors.authors_fold_metrics`.
     atol : float, keyword-only
         Absolute tolerance of "equal" (NaN equals NaN).
 
@@ -791,7 +791,7 @@ def fold_agreement(fold_metrics: pd.DataFrame, authors: pd.DataFrame, *, atol: f
     -------
     pandas.DataFrame
         ``model, metric, n_folds, n_equal, max_abs_difference`` over the folds of ``fold_metrics`` and the
-        metrics both have (:data:`fairstats.authors.AUTHORS_METRICS`), plus one row per model with metric
+        metrics both have (:data:`compendium.authors.AUTHORS_METRICS`), plus one row per model with metric
         ``"all"``: the folds where every one of those metrics is equal (the same confusion cells).
     """
     ours = fold_metrics[fold_metrics["metric"].isin(AUTHORS_METRICS)]
@@ -1009,7 +1009,7 @@ def published_vs_reproduced_rerun(
     column ``Original (X) = x`` is the count of people with own prediction x and other prediction y. XX,
     XXV: K, N - K and the mid-p of Eq. 3 (as the authors-per-fold piece does; the note gives Table XX's
     formula on our counts). Printed p-values ``~0``, ``0``, ``~1``, ``1`` match a p that rounds to it at
-    three decimals (:func:`fairstats.authors.matches_printed_pvalue`).
+    three decimals (:func:`compendium.authors.matches_printed_pvalue`).
     """
     if not isinstance(tables, BatteryTables):
         raise TypeError(f"`tables` must be a BatteryTables result, got {type(tables).__name__}")

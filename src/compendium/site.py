@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compendium.published import PVR_COLUMNS, summarise_published_vs_reproduced
 from fairstats import __version__
-from fairstats.reporting import PVR_COLUMNS, atomic_write_text, summarise_published_vs_reproduced
+from fairstats.reporting import atomic_write_text
 
 __all__ = [
     "FIGURE_CAPTIONS",
@@ -351,7 +352,7 @@ def _page(title: str, body: str, *, depth: int) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"
         f"<header><h1>{html.escape(title)}</h1><nav>{nav}</nav></header>\n{body}\n"
-        f'<footer><p class="note">Built by <code>fairstats.site</code> (fairstats {__version__}) with '
+        f'<footer><p class="note">Built by <code>compendium.site</code> (fairstats {__version__}) with '
         "<code>make report</code>. Numbers are rounded for display; the CSV files under "
         f"<code>results/</code> keep full precision.</p></footer>\n{_IMAGE_CHECK}</body></html>\n"
     )

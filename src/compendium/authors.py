@@ -40,9 +40,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compendium.published import PVR_COLUMNS, matches_at_printed_precision
 from fairstats._validation import require_columns
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
-from fairstats.reporting import PVR_COLUMNS, matches_at_printed_precision
 from fairstats.ttests import fold_ttest
 
 __all__ = [
@@ -329,7 +329,7 @@ def fold_ttest_rows(
 
     ``fold_metrics`` is tidy (``model, metric, fold, group, value``, groups ``White``/``Black``); each test
     runs at ``alpha / n_tests`` (Bonferroni for the two-metric definitions). Shared by the authors' battery
-    and the rerun's (:mod:`fairstats.battery`).
+    and the rerun's (:mod:`compendium.battery`).
     """
     wide = fold_metrics.pivot(index=["model", "metric", "fold"], columns="group", values="value")
     rows = []

@@ -3,7 +3,7 @@
 For each test fold, :func:`fit_predict_folds` fits a fresh clone of the model on all other folds
 (concatenated in fold order, as the NIJ paper's authors did) and predicts the test fold twice: as it is, and
 with the sensitive attribute flipped (a ``counterfactual`` function, e.g.
-:func:`fairstats.data.nij.flip_race`). The result is one tidy long table (:data:`PREDICTION_COLUMNS`)::
+:func:`compendium.data.nij.flip_race`). The result is one tidy long table (:data:`PREDICTION_COLUMNS`)::
 
     model, fold, ID, race, y_true, y_score, y_pred, y_score_flipped, y_pred_flipped
 
@@ -39,7 +39,7 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from fairstats.models import MODEL_NAMES, fit_converged, model_settings, package_versions
+from compendium.models import MODEL_NAMES, fit_converged, model_settings, package_versions
 
 __all__ = [
     "AUTHORS_ACCURACY_COLUMNS",
@@ -344,7 +344,7 @@ def fit_predict_folds(
     Parameters
     ----------
     X : pandas.DataFrame
-        Design matrix, one row per person (e.g. ``fairstats.data.nij.design_matrix(...).X``).
+        Design matrix, one row per person (e.g. ``compendium.data.nij.design_matrix(...).X``).
     y_true : Series or array of 0/1
         Outcome (1 = recidivism).
     fold : Series or array of int
@@ -407,7 +407,7 @@ def fit_predict_folds(
 
     Examples
     --------
-    >>> from fairstats.models import make_model
+    >>> from compendium.models import make_model
     >>> res = fit_predict_folds(
     ...     X, y, fold, group=race, ID=ids, model=make_model("lda"), name="lda"
     ... )  # doctest: +SKIP
@@ -586,7 +586,7 @@ def gather_predictions(
     parts : sequence of FoldPredictions, DataFrame (with ``attrs["fairstats"]``) or parquet paths
         The chunks (any order).
     models : sequence of str, optional
-        Order of the ``model`` categories (default: :data:`fairstats.models.MODEL_NAMES` order, then others
+        Order of the ``model`` categories (default: :data:`compendium.models.MODEL_NAMES` order, then others
         sorted).
 
     Returns

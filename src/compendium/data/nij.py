@@ -441,7 +441,7 @@ def read_official(path: str | os.PathLike, *, expected_rows: int | None = None) 
     Notes
     -----
     Validation is by content because the file's checksum is not known in advance (the portal regenerates the
-    export); :func:`fairstats.data.download.fetch_official_nij` records the sha256 that the file had.
+    export); :func:`compendium.data.download.fetch_official_nij` records the sha256 that the file had.
 
     Examples
     --------

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_score, recall_score
 
+from compendium.published import PVR_COLUMNS, matches_at_printed_precision
 from fairstats._validation import require_columns, require_frame, require_no_nan
 from fairstats.confusion import EqualConfusionResult, equal_confusion_test
-from fairstats.reporting import PVR_COLUMNS, matches_at_printed_precision
 
 __all__ = [
     "PAPER_A_GROUPINGS",

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import pandas as pd
 import pooch
 
-from fairstats.data import nij
+from compendium.data import nij
 from fairstats.reporting import atomic_write_text
 
 __all__ = [
@@ -362,7 +362,7 @@ def fetch_official_nij(
     dest : str or path-like
         Destination of the CSV. ``<dest>.sha256`` is written beside it in ``sha256sum`` format.
     expected_rows : int, optional
-        Number of data rows to require (default: :data:`fairstats.data.nij.OFFICIAL_N_ROWS`, 25,835;
+        Number of data rows to require (default: :data:`compendium.data.nij.OFFICIAL_N_ROWS`, 25,835;
         ``None``: any).
     timeout : float
         Seconds to wait for the server.
@@ -377,7 +377,7 @@ def fetch_official_nij(
     Raises
     ------
     ValueError
-        From :func:`fairstats.data.nij.read_official` (naming the file, column and value) when the content
+        From :func:`compendium.data.nij.read_official` (naming the file, column and value) when the content
         is not the official layout; no file is left behind.
     """
     url, dest = _fetch_iv(url, dest)
@@ -405,11 +405,11 @@ def fetch_official_nij(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line ``python -m fairstats.data.download --url URL --sha256 HEX DEST`` (the workflow's)."""
+    """Command line ``python -m compendium.data.download --url URL --sha256 HEX DEST`` (the workflow's)."""
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m fairstats.data.download",
+        prog="python -m compendium.data.download",
         description="Download URL to DEST; keep it only if its sha256 matches (no file is left otherwise).",
     )
     parser.add_argument("dest", help="destination file")

@@ -58,7 +58,7 @@ MODEL_LABELS: dict[str, str] = {
 }
 #: Model presets.
 PRESETS: tuple[str, ...] = ("paper", "clean")
-#: The design matrix (``fairstats.data.nij.design_matrix(features=...)``) each preset is meant for.
+#: The design matrix (``compendium.data.nij.design_matrix(features=...)``) each preset is meant for.
 PRESET_FEATURES: dict[str, str] = {"paper": "paper", "clean": "clean"}
 #: The seed the NIJ paper gives its random forest and XGBoost.
 PAPER_RANDOM_STATE = 22

@@ -1,0 +1,73 @@
+"""The vocabulary of ``results/published-vs-reproduced.csv``: its columns, the printed-precision match, and
+the collection of the pieces every stage writes into one judged table."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+#: Columns of results/published-vs-reproduced.csv (and of every piece that feeds it).
+PVR_COLUMNS = ["paper", "table", "row", "column", "published", "reproduced", "source", "matches", "note"]
+
+
+def matches_at_printed_precision(published: str, reproduced: float) -> bool:
+    """True when ``reproduced`` rounds to the printed ``published`` number at the printed precision.
+
+    ``published`` is the number as printed (a string such as ``"0.656"``, ``"-6.3"``, ``"4020"``); its
+    count of decimals sets the precision. Minus signs printed as U+2212 are accepted.
+    """
+    text = str(published).strip().replace("\u2212", "-").replace(",", "")
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    value = float(text)
+    if not np.isfinite(reproduced):
+        return False
+    # compare by rounding ours to the printed precision (half away from zero, as printed tables do)
+    scale = 10.0**decimals
+    ours = np.sign(reproduced) * np.floor(abs(reproduced) * scale + 0.5 + 1e-9) / scale
+    return bool(abs(ours - value) < 0.5 / scale)
+
+
+#: Table numbers as printed, in order (paper B has Tables I-XXV).
+_ROMAN_NUMERALS = (
+    "I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI XVII XVIII XIX XX XXI XXII XXIII XXIV XXV"
+)
+_ROMAN = {numeral: i for i, numeral in enumerate(_ROMAN_NUMERALS.split(), 1)}
+
+
+def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLike]) -> pd.DataFrame:
+    """Concatenate published-vs-reproduced pieces into one table, checked and in a stable order.
+
+    Each piece must have exactly :data:`PVR_COLUMNS`. Rows are ordered by paper, table (in Roman-numeral
+    order, the text's own numbers such as ``"text"`` first), then the order within each piece.
+    """
+    frames = []
+    for i, piece in enumerate(pieces):
+        name = str(piece) if not isinstance(piece, pd.DataFrame) else f"piece {i}"
+        frame = piece if isinstance(piece, pd.DataFrame) else pd.read_csv(piece, dtype={"published": str})
+        if list(frame.columns) != PVR_COLUMNS:
+            raise ValueError(f"{name}: columns {list(frame.columns)} differ from {PVR_COLUMNS}")
+        mismatched = frame["matches"].astype(str).str.lower().ne("true") & frame["note"].fillna("").eq("")
+        if mismatched.any():
+            row = frame.loc[mismatched].iloc[0]
+            raise ValueError(
+                f"{name}: a mismatch without a note: table {row['table']}, {row['row']} / {row['column']}"
+            )
+        frames.append(frame.assign(_piece=i, _order=range(len(frame))))
+    out = pd.concat(frames, ignore_index=True)
+    out["_table"] = out["table"].astype(str).map(lambda t: _ROMAN.get(t, 0))
+    out = out.sort_values(["paper", "_table", "_piece", "_order"], kind="stable")
+    return out[PVR_COLUMNS].reset_index(drop=True)
+
+
+def summarise_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
+    """Count numbers and exact matches per paper, table and source."""
+    t = table.assign(matched=table["matches"].astype(str).str.lower().eq("true"))
+    out = (
+        t.groupby(["paper", "table", "source"], sort=False)
+        .agg(numbers=("matched", "size"), matching=("matched", "sum"))
+        .reset_index()
+    )
+    out["share_matching"] = out["matching"] / out["numbers"]
+    return out
