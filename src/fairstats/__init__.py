@@ -10,10 +10,13 @@ __version__ = "0.1.0"
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
+from fairstats.bootstrap import CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
-from fairstats.inference import OUTCOME_TESTS, CramersVBootstrapResult, DisparityBootstrapResult, FoldDisparityResult, OutcomeTestsResult, UndefinedResampleWarning, adjust_pvalues, bootstrap_cramers_v, bootstrap_disparity, fold_disparity, outcome_tests, verdict_table  # noqa: E501, F401, I001
+from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
+from fairstats.multiplicity import adjust_pvalues, verdict_table  # noqa: E501, F401, I001
+from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, outcome_tests  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001

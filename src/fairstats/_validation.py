@@ -7,6 +7,7 @@ the parameter, the column and the offending value, so that a user can fix the in
 from __future__ import annotations
 
 import difflib
+import numbers
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -20,6 +21,13 @@ def as_list(value: str | Sequence[str], *, name: str) -> list[str]:
     if isinstance(value, Sequence) and value and all(isinstance(v, str) for v in value):
         return list(value)
     raise TypeError(f"`{name}` must be a column name or a non-empty list of column names, got {value!r}")
+
+
+def level_iv(value: object, name: str) -> float:
+    """Return ``value`` as a float strictly between 0 and 1 (a confidence level or an alpha)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
 
 
 def require_frame(data: object, *, name: str = "data") -> pd.DataFrame:

@@ -10,6 +10,11 @@ import numpy as np
 import pandas as pd
 
 
+def one_line(message: object) -> str:
+    """``message`` as text on one line (runs of whitespace, newlines included, become one space)."""
+    return " ".join(str(message).split())
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to ``path`` through a temporary file in the same folder, then rename.
 

@@ -15,11 +15,11 @@ import yaml
 from statsmodels.stats.multitest import multipletests
 
 from compendium.data.compas import load_preset
-from fairstats import cli
+from fairstats import audit, cli
 from fairstats.confusion import equal_confusion_test
 
 ROOT = Path(__file__).resolve().parents[2]
-N_RESAMPLES = "99"  # small: the tests check plumbing, the statistics are tested in test_inference.py
+N_RESAMPLES = "99"  # small: the tests check plumbing, test_bootstrap.py etc. test the statistics
 BASE = ["--y-true", "y_true", "--y-pred", "y_pred", "--n-resamples", N_RESAMPLES]
 
 
@@ -57,7 +57,8 @@ def test_audit_writes_every_output(audited):
     status, out = audited
     assert status == 0
     names = {p.name for p in out.iterdir()}
-    for name in ("equal_confusion.csv", "residuals.csv", "tests.csv", "report.md", "report.html", cli.MARKER):
+    expected = ("equal_confusion.csv", "residuals.csv", "tests.csv", "report.md", "report.html", audit.MARKER)
+    for name in expected:
         assert name in names
     for grouping in ("sex", "race", "sex_x_race"):
         assert f"residuals_{grouping}.png" in names and f"disparities_{grouping}.png" in names
@@ -68,7 +69,7 @@ def test_audit_writes_every_output(audited):
 def test_equal_confusion_csv_equals_the_library(audited, compas):
     _, out = audited
     table = pd.read_csv(out / "equal_confusion.csv")
-    assert list(table.columns[:8]) == cli.EQUAL_CONFUSION_COLUMNS
+    assert list(table.columns[:8]) == audit.EQUAL_CONFUSION_COLUMNS
     assert table["grouping"].tolist() == ["sex", "race", "sex x race"]
     data = pd.read_csv(compas)
     for grouping, group in (("sex", "sex"), ("race", "race"), ("sex x race", ["sex", "race"])):
@@ -89,7 +90,7 @@ def test_equal_confusion_csv_equals_the_library(audited, compas):
 def test_residuals_csv_equals_the_library(audited, compas):
     _, out = audited
     residuals = pd.read_csv(out / "residuals.csv")
-    assert list(residuals.columns[:8]) == cli.RESIDUAL_COLUMNS
+    assert list(residuals.columns[:8]) == audit.RESIDUAL_COLUMNS
     res = equal_confusion_test(pd.read_csv(compas), group="race", y_true="y_true", y_pred="y_pred",
                                permutation="never")  # fmt: skip
     race = residuals[residuals["grouping"] == "race"].set_index(["group", "cell"])
@@ -102,7 +103,7 @@ def test_residuals_csv_equals_the_library(audited, compas):
 def test_tests_csv_is_tidy_and_adjusted(audited):
     _, out = audited
     tests = pd.read_csv(out / "tests.csv")
-    assert list(tests.columns) == cli.TEST_COLUMNS
+    assert list(tests.columns) == audit.TEST_COLUMNS
     tested = tests["pvalue"].notna()
     np.testing.assert_allclose(tests.loc[tested, "pvalue_adj"], multipletests(tests.loc[tested, "pvalue"],
                                                                               method="holm")[1])  # fmt: skip

@@ -1,6 +1,6 @@
 """Paper B's outcome tests without folds on COMPAS (two groups, bootstrap intervals, the paper's tails and
 two-sided), Holm/BH over them, and bootstrap intervals for Cramér's V of each grouping. Thin adapter over
-fairstats.inference."""
+fairstats.outcomes, fairstats.bootstrap and fairstats.multiplicity."""
 
 import logging
 import warnings
@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 
 from compendium.authors import PAPER_B_TESTS
-from fairstats.inference import adjust_pvalues, bootstrap_cramers_v, outcome_tests
+from fairstats.bootstrap import bootstrap_cramers_v
+from fairstats.multiplicity import adjust_pvalues
+from fairstats.outcomes import outcome_tests
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

@@ -1,6 +1,6 @@
 """The equal confusion test, parity error and residuals on each NIJ model's out-of-fold predictions (race and
 race x gender), with bootstrap intervals for Cramér's V and for the White - Black disparities of each model.
-Thin adapter over fairstats.confusion and fairstats.inference."""
+Thin adapter over fairstats.confusion and fairstats.bootstrap."""
 
 import logging
 import warnings
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from compendium.crossval import read_predictions
+from fairstats.bootstrap import bootstrap_cramers_v, bootstrap_disparity
 from fairstats.confusion import equal_confusion_test
-from fairstats.inference import bootstrap_cramers_v, bootstrap_disparity
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

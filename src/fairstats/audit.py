@@ -1,0 +1,692 @@
+"""The audit run of ``fairstats audit``: read the predictions, run the tests, write the tables.
+
+:func:`run_audit` reads one row per person (:func:`read_predictions_file`), checks the columns, runs
+paper A's equal confusion test and residuals for each grouping and paper B's outcome-based tests between each
+group and the largest group (bootstrap intervals, or the corrected t over folds), adjusts for multiple
+testing, and writes the tables and the report (:mod:`fairstats.audit_report`) into a temporary folder
+that replaces ``--out`` only when everything succeeded.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairstats import __version__
+from fairstats.audit_report import _SMALL, _figures, _report, _summary, markdown_to_html
+from fairstats.bootstrap import bootstrap_cramers_v
+from fairstats.calibration import calibration_independence_test
+from fairstats.confusion import equal_confusion_test
+from fairstats.folds import fold_disparity
+from fairstats.groups import group_labels
+from fairstats.multiplicity import adjust_pvalues
+from fairstats.outcomes import OUTCOME_TESTS, outcome_tests
+from fairstats.reporting import atomic_write_text, one_line, to_markdown
+
+__all__ = ["AuditError", "AuditOptions", "AuditResult", "read_predictions_file", "run_audit"]
+
+#: File written into every audit folder; an existing ``--out`` folder is replaced only if it has one.
+MARKER = ".fairstats-audit"
+
+#: Columns of ``equal_confusion.csv`` (first, in this order) and of ``residuals.csv``.
+EQUAL_CONFUSION_COLUMNS = [
+    "grouping",
+    "statistic",
+    "df",
+    "pvalue",
+    "cramers_v",
+    "n",
+    "min_expected",
+    "cochran_ok",
+]
+RESIDUAL_COLUMNS = [
+    "grouping",
+    "group",
+    "cell",
+    "observed",
+    "expected",
+    "adjusted_residual",
+    "flag_3_29",
+    "flag_bonferroni",
+]
+#: Columns of ``tests.csv``.
+TEST_COLUMNS = [
+    "grouping",
+    "group",
+    "reference",
+    "test",
+    "metric",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "value_group",
+    "value_reference",
+    "n_group",
+    "n_reference",
+    "statistic",
+    "df",
+    "pvalue",
+    "pvalue_adj",
+    "pvalue_bh",
+    "significant",
+    "significant_adj",
+    "significant_bh",
+    "method",
+    "note",
+]
+
+# Paper B's definitions the audit runs (each metric once: equal opportunity's FNR is 1 - TPR).
+_AUDIT_TESTS = (
+    "group_fairness",
+    "equalized_odds",
+    "conditional_use_accuracy_equality",
+    "overall_accuracy_equality",
+    "treatment_equality",
+)
+_SCORE_TESTS = ("balance_positive_class", "balance_negative_class")
+
+class AuditError(ValueError):
+    """Bad input to ``fairstats audit``: the message is printed as one line and the exit status is 2."""
+
+
+# --------------------------------------------------------------------------------------------------------
+# input checks
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """Checked command-line options."""
+
+    predictions: Path
+    groups: tuple[str, ...]
+    y_true: str
+    y_pred: str
+    y_score: str | None
+    fold: str | None
+    favorable: str | None
+    alpha: float
+    n_resamples: int
+    seed: int
+    out: Path
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in (".parquet", ".pq")
+
+
+def read_predictions_file(path: Path) -> pd.DataFrame:
+    """Read a CSV or parquet file of predictions; raise :class:`AuditError` naming the file on failure."""
+    if not path.exists():
+        raise AuditError(f"file {str(path)!r} not found")
+    if path.is_dir():
+        raise AuditError(f"{str(path)!r} is a folder, not a CSV or parquet file")
+    try:
+        if _is_parquet(path):
+            data = pd.read_parquet(path)
+        else:
+            data = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise AuditError(f"{str(path)!r} is empty") from None
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:
+        kind = "parquet" if _is_parquet(path) else "CSV"
+        raise AuditError(f"could not read {str(path)!r} as {kind}: {one_line(err)}") from None
+    except Exception as err:  # pyarrow's own errors  # noqa: BLE001
+        raise AuditError(f"could not read {str(path)!r}: {one_line(err)}") from None
+    if len(data) == 0:
+        raise AuditError(f"{str(path)!r} has no rows")
+    return data
+
+
+def _closest(name: str, columns: Sequence[str]) -> str | None:
+    lower = {c.lower(): c for c in columns}
+    if name.lower() in lower:
+        return lower[name.lower()]
+    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
+        close = [lower[c] for c in close]
+    return close[0] if close else None
+
+
+def _where(data: pd.DataFrame, position: int, options: AuditOptions) -> str:
+    if _is_parquet(options.predictions):
+        return f"row {position + 1} of {options.predictions.name}"
+    return f"line {position + 2} of {options.predictions.name}"
+
+
+def _label_text(values: pd.Series) -> np.ndarray:
+    """Labels as text, with integer-valued numbers and booleans written as integers ("1", not "1.0")."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.astype(np.int64).astype(str).to_numpy(dtype=object)
+    if pd.api.types.is_numeric_dtype(values):
+        numbers = values.to_numpy(dtype=float)
+        if np.all(np.isfinite(numbers)) and np.all(numbers == np.round(numbers)):
+            return numbers.astype(np.int64).astype(str).astype(object)
+        return values.astype(str).to_numpy(dtype=object)
+    return values.astype(str).to_numpy(dtype=object)
+
+
+def _favorable_text(text: str, found: Sequence[str]) -> str:
+    """The label of ``found`` that ``--favorable`` names: as written, else as a number ("1.0" -> "1") or a
+    boolean ("True" -> "1", the text of a boolean column); ``text`` itself when none occurs."""
+    candidates = [text]
+    if text.strip().lower() in ("true", "false"):
+        candidates.append("1" if text.strip().lower() == "true" else "0")
+    try:
+        number = float(text)
+    except ValueError:
+        pass
+    else:
+        if np.isfinite(number) and number == round(number):
+            candidates.append(str(int(number)))
+    return next((c for c in candidates if c in found), text)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    data: (
+        pd.DataFrame
+    )  # the audit frame: group columns, y_true, y_pred (original or text), y01, p01, score, fold
+    labels: tuple[str, str]  # (favourable, other) as text
+    binary01: bool  # the labels are 0/1: the confusion cells are TP, FN, FP, TN with 1 = positive
+    groupings: tuple[tuple[str, ...], ...]
+
+
+def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
+    columns = [str(c) for c in data.columns]
+    data = data.copy()
+    data.columns = columns
+    roles = [("--group", g) for g in options.groups] + [
+        ("--y-true", options.y_true),
+        ("--y-pred", options.y_pred),
+    ]
+    roles += [(o, c) for o, c in (("--y-score", options.y_score), ("--fold", options.fold)) if c is not None]
+    for option, column in roles:
+        if column not in columns:
+            hint = _closest(column, columns)
+            suggestion = f"; did you mean {hint!r}?" if hint else f"; columns are {columns[:12]!r}"
+            raise AuditError(
+                f"{option}: column {column!r} not found in {options.predictions.name}{suggestion}"
+            )
+    for option, column in roles:
+        missing = data[column].isna().to_numpy()
+        if missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            raise AuditError(
+                f"{option}: column {column!r} has {int(missing.sum())} missing value(s) (NaN), first on "
+                f"{_where(data, first, options)}"
+            )
+    for column in options.groups:
+        values = pd.unique(data[column])
+        if len(values) < 2:
+            raise AuditError(
+                f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
+                "an audit compares at least two groups"
+            )
+
+    # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
+    text_true, text_pred = _label_text(data[options.y_true]), _label_text(data[options.y_pred])
+    found = sorted(set(text_true) | set(text_pred))
+    if options.favorable is None:
+        for option, column, text in (
+            ("--y-true", options.y_true, text_true),
+            ("--y-pred", options.y_pred, text_pred),
+        ):
+            bad = ~np.isin(text, ["0", "1"])
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise AuditError(
+                    f"{option}: column {column!r} has label {text[first]!r} "
+                    f"(on {_where(data, first, options)}) "
+                    "outside the stated set {0, 1}; name the favourable label with --favorable"
+                )
+        favorable = "1"
+        if "1" not in found:
+            raise AuditError(
+                f"the favourable label 1 (the default) never occurs in --y-true {options.y_true!r} or "
+                f"--y-pred {options.y_pred!r}; name the favourable label with --favorable"
+            )
+    else:
+        favorable = _favorable_text(options.favorable, found)
+        if favorable not in found:
+            raise AuditError(
+                f"--favorable {options.favorable!r} never occurs in --y-true {options.y_true!r} or --y-pred "
+                f"{options.y_pred!r} (labels found: {found[:6]!r})"
+            )
+        if len(found) > 2:
+            for option, column, text in (
+                ("--y-true", options.y_true, text_true),
+                ("--y-pred", options.y_pred, text_pred),
+            ):
+                allowed = [favorable, next(v for v in found if v != favorable)]
+                bad = ~np.isin(text, allowed)
+                if bad.any():
+                    first = int(np.flatnonzero(bad)[0])
+                    raise AuditError(
+                        f"{option}: column {column!r} has label {text[first]!r} (on "
+                        f"{_where(data, first, options)}) outside the stated set {allowed!r}: "
+                        "the audit needs "
+                        f"two labels, the favourable {favorable!r} and one other; found {found[:6]!r}"
+                    )
+    others = [v for v in found if v != favorable]
+    other = (
+        others[0]
+        if others
+        else ("0" if favorable == "1" else "1" if favorable == "0" else f"not {favorable}")
+    )
+    binary01 = set(found) <= {"0", "1"}
+
+    frame = pd.DataFrame(index=data.index)
+    for column in options.groups:
+        frame[column] = data[column].to_numpy()
+    if binary01:
+        frame["y_true"] = text_true.astype(np.int64)
+        frame["y_pred"] = text_pred.astype(np.int64)
+    else:
+        frame["y_true"] = text_true
+        frame["y_pred"] = text_pred
+    frame["y01"] = (text_true == favorable).astype(np.int64)
+    frame["p01"] = (text_pred == favorable).astype(np.int64)
+    if options.y_score is not None:
+        score = data[options.y_score]
+        if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+            raise AuditError(f"--y-score: column {options.y_score!r} must be numeric, got {score.dtype}")
+        values = score.to_numpy(dtype=float)
+        bad = (values < 0) | (values > 1) | ~np.isfinite(values)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise AuditError(
+                f"--y-score: column {options.y_score!r} must hold scores in [0, 1], "
+                f"found {float(values[first]):g} on "
+                f"{_where(data, first, options)}"
+            )
+        frame["score"] = values
+    if options.fold is not None:
+        folds = data[options.fold]
+        if folds.nunique() < 2:
+            raise AuditError(
+                f"--fold: column {options.fold!r} has a single fold; the fold-based tests need two"
+            )
+        frame["fold"] = folds.to_numpy()
+    groupings = [(g,) for g in options.groups]
+    if len(options.groups) > 1:
+        groupings.append(tuple(options.groups))
+    return _Prepared(data=frame, labels=(favorable, other), binary01=binary01, groupings=tuple(groupings))
+
+# --------------------------------------------------------------------------------------------------------
+# the analysis
+# --------------------------------------------------------------------------------------------------------
+
+
+def _rng(seed: int, *parts: str) -> np.random.Generator:
+    """Independent, reproducible stream per task: seed + CRC32 of the task's name (no PYTHONHASHSEED)."""
+    return np.random.default_rng(np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)]))
+
+
+@dataclass
+class _Collected:
+    equal: list[dict] = field(default_factory=list)
+    residuals: list[pd.DataFrame] = field(default_factory=list)
+    tests: list[dict] = field(default_factory=list)
+    results: dict = field(default_factory=dict)  # grouping -> EqualConfusionResult
+    cramers: dict = field(default_factory=dict)
+    references: dict = field(default_factory=dict)
+    sizes: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What :func:`run_audit` wrote: the tables, the notes, and the terminal summary."""
+
+    equal_confusion: pd.DataFrame
+    residuals: pd.DataFrame
+    tests: pd.DataFrame
+    notes: tuple[str, ...]
+    summary: str
+    out: Path
+
+
+def _equal_confusion(
+    prep: _Prepared, grouping: tuple[str, ...], options: AuditOptions, acc: _Collected
+) -> None:
+    name = " x ".join(grouping)
+    group = list(grouping) if len(grouping) > 1 else grouping[0]
+    res = equal_confusion_test(
+        prep.data,
+        group=group,
+        y_true="y_true",
+        y_pred="y_pred",
+        alpha=options.alpha,
+        posthoc_alpha=options.alpha,
+        n_resamples=options.n_resamples,
+        rng=_rng(options.seed, "permutation", name),
+    )
+    v = bootstrap_cramers_v(
+        prep.data,
+        group=group,
+        y_true="y_true",
+        y_pred="y_pred",
+        n_resamples=options.n_resamples,
+        rng=_rng(options.seed, "cramers_v", name),
+        warn=False,
+    )
+    acc.results[name] = res
+    acc.cramers[name] = v
+    acc.equal.append(
+        {
+            "grouping": name,
+            "statistic": res.statistic,
+            "df": res.df,
+            "pvalue": res.pvalue,
+            "cramers_v": res.cramers_v,
+            "n": res.n,
+            "min_expected": res.cochran_min_expected,
+            "cochran_ok": res.cochran_ok,
+            "pvalue_permutation": res.pvalue_permutation,
+            "n_resamples_permutation": res.n_resamples,
+            "cramers_v_ci_low": v.ci_low,
+            "cramers_v_ci_high": v.ci_high,
+            "effect_size": res.effect_size,
+            "n_groups": int(res.observed.shape[0]),
+            "n_cells": int(res.observed.shape[1]),
+            "share_expected_ge5": res.cochran_share_ge5,
+            "alpha": res.alpha,
+            "reject": res.reject,
+            "bonferroni_cutoff": res.bonferroni_cutoff,
+            "notes": "; ".join(res.notes),
+        }
+    )
+    tidy = res.to_frame()
+    acc.residuals.append(
+        pd.DataFrame(
+            {
+                "grouping": name,
+                "group": tidy["group"].astype(str),
+                "cell": tidy["cell"].astype(str),
+                "observed": tidy["observed"],
+                "expected": tidy["expected"],
+                "adjusted_residual": tidy["residual"],
+                "flag_3_29": tidy["flag_strict"],
+                "flag_bonferroni": tidy["flag_bonferroni"],
+                "y_pred": tidy["y_pred"].astype(str),
+                "y_true": tidy["y_true"].astype(str),
+            }
+        )
+    )
+    acc.notes.extend(f"{name}: {note}" for note in res.notes)
+
+
+def _reference(
+    prep: _Prepared, grouping: tuple[str, ...], acc: _Collected
+) -> tuple[str, list[str], pd.Series]:
+    labels = group_labels(prep.data, list(grouping))
+    order = [str(g) for g in acc.results[" x ".join(grouping)].observed.index]
+    sizes = labels.value_counts()
+    biggest = max(order, key=lambda g: (int(sizes.get(g, 0)), -order.index(g)))
+    acc.references[" x ".join(grouping)] = biggest
+    acc.sizes[" x ".join(grouping)] = {g: int(sizes.get(g, 0)) for g in order}
+    return biggest, [g for g in order if g != biggest], labels
+
+
+def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collected, bar) -> None:
+    name = " x ".join(grouping)
+    group = list(grouping) if len(grouping) > 1 else grouping[0]
+    reference, others, labels = _reference(prep, grouping, acc)
+    y_score = "score" if options.y_score is not None else None
+    tests = list(_AUDIT_TESTS) + (list(_SCORE_TESTS) if y_score else [])
+    for g in others:
+        if options.fold is None:
+            res = outcome_tests(
+                prep.data,
+                group=group,
+                y_true="y01",
+                y_pred="p01",
+                groups=(g, reference),
+                y_score=y_score,
+                tests=tests,
+                favorable=1,
+                alpha=options.alpha,
+                n_resamples=options.n_resamples,
+                rng=_rng(options.seed, "bootstrap", name, g),
+                warn=False,
+            )
+            undefined = res.bootstrap.n_undefined
+            for row in res.table.to_dict(orient="records"):
+                notes = []
+                if not np.isfinite(row["estimate"]):
+                    notes.append("undefined in one group (no case in the denominator)")
+                elif min(row["nobs_a"], row["nobs_b"]) < _SMALL:
+                    notes.append(f"fewer than {_SMALL} cases in a denominator: the interval is unreliable")
+                if int(undefined[row["metric"]]):
+                    notes.append(
+                        f"{int(undefined[row['metric']])} resamples undefined, left out of the interval"
+                    )
+                note = "; ".join(notes)
+                acc.tests.append(
+                    {
+                        "grouping": name,
+                        "group": g,
+                        "reference": reference,
+                        "test": row["test"],
+                        "metric": row["metric"],
+                        "estimate": row["estimate"],
+                        "ci_low": row["ci_low"],
+                        "ci_high": row["ci_high"],
+                        "value_group": row["value_a"],
+                        "value_reference": row["value_b"],
+                        "n_group": row["nobs_a"],
+                        "n_reference": row["nobs_b"],
+                        "statistic": row["statistic"],
+                        "df": np.nan,
+                        "pvalue": row["pvalue"],
+                        "method": row["method"]
+                        + f"; {int(options.n_resamples)}-resample BCa bootstrap interval",
+                        "note": note,
+                    }
+                )
+        else:
+            metrics = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
+            definition = {m: next(t for t in tests if m in OUTCOME_TESTS[t]) for m in metrics}
+            res = fold_disparity(
+                prep.data,
+                group=group,
+                y_true="y01",
+                y_pred="p01",
+                fold="fold",
+                groups=(g, reference),
+                y_score=y_score,
+                metrics=metrics,
+                favorable=1,
+                alpha=options.alpha,
+            )
+            n_group = int((labels == g).sum())
+            n_ref = int((labels == reference).sum())
+            for row in res.table.to_dict(orient="records"):
+                acc.tests.append(
+                    {
+                        "grouping": name,
+                        "group": g,
+                        "reference": reference,
+                        "test": definition[row["metric"]],
+                        "metric": row["metric"],
+                        "estimate": row["estimate"],
+                        "ci_low": row["ci_low"],
+                        "ci_high": row["ci_high"],
+                        "value_group": row["mean_a"],
+                        "value_reference": row["mean_b"],
+                        "n_group": n_group,
+                        "n_reference": n_ref,
+                        "statistic": row["statistic_corrected"],
+                        "df": row["df_corrected"],
+                        "pvalue": row["pvalue_corrected"],
+                        "method": (
+                            f"corrected resampled t over {row['n_pairs']} folds (Nadeau & Bengio 2003); "
+                            f"paired t p = {row['pvalue_paired']:.3g}, "
+                            f"pooled t p = {row['pvalue_pooled']:.3g}"
+                            if np.isfinite(row["pvalue_corrected"])
+                            else "corrected resampled t (Nadeau & Bengio 2003): not tested"
+                        ),
+                        "note": row["note"],
+                    }
+                )
+        if y_score is not None:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    cal = calibration_independence_test(
+                        prep.data["y01"].to_numpy(),
+                        prep.data["score"].to_numpy(),
+                        labels.to_numpy(),
+                        protected=g,
+                        unprotected=reference,
+                        n_bins=10,
+                        favorable=1,
+                    )
+                except ValueError as err:
+                    cal = None
+                    acc.notes.append(
+                        f"{name}: {g} vs {reference}: calibration test not possible ({one_line(err)})"
+                    )
+            if cal is not None:
+                used = cal.table[cal.table["used"]]
+                rate_g = (used["k_protected"].sum() / used["n_protected"].sum()) if len(used) else np.nan
+                rate_r = (used["k_unprotected"].sum() / used["n_unprotected"].sum()) if len(used) else np.nan
+                acc.tests.append(
+                    {
+                        "grouping": name,
+                        "group": g,
+                        "reference": reference,
+                        "test": "calibration",
+                        "metric": "calibration",
+                        "estimate": np.nan,
+                        "ci_low": np.nan,
+                        "ci_high": np.nan,
+                        "value_group": rate_g,
+                        "value_reference": rate_r,
+                        "n_group": float(cal.table["n_protected"].sum()),
+                        "n_reference": float(cal.table["n_unprotected"].sum()),
+                        "statistic": cal.statistic,
+                        "df": float(cal.df),
+                        "pvalue": cal.pvalue,
+                        "method": (
+                            f"sum over {cal.n_bins_used} of 10 score bins of Pearson chi-squared "
+                            "(group x outcome); "
+                            f"CMH p = {cal.cmh_pvalue:.3g}"
+                        ),
+                        "note": "; ".join(one_line(w.message) for w in caught)[:300],
+                    }
+                )
+        bar.update(1)
+
+
+def _finish_tests(acc: _Collected, alpha: float) -> pd.DataFrame:
+    if not acc.tests:
+        return pd.DataFrame(columns=TEST_COLUMNS)
+    tests = pd.DataFrame(acc.tests)
+    tests = adjust_pvalues(tests, method="holm", pvalue="pvalue", alpha=alpha, suffix="adj")
+    tests = adjust_pvalues(tests, method="fdr_bh", pvalue="pvalue", alpha=alpha, suffix="bh")
+    tests["significant"] = tests["pvalue"] < alpha
+    return tests[TEST_COLUMNS]
+
+
+# --------------------------------------------------------------------------------------------------------
+# run
+# --------------------------------------------------------------------------------------------------------
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    out = out.absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.exists():
+        backup = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
+        backup.rmdir()
+        os.replace(out, backup)
+        try:
+            shutil.move(str(tmp), str(out))
+        except BaseException:
+            os.replace(backup, out)
+            raise
+        shutil.rmtree(backup, ignore_errors=True)
+    else:
+        shutil.move(str(tmp), str(out))
+
+
+def run_audit(options: AuditOptions) -> AuditResult:
+    """Run the whole audit and write its outputs into ``options.out`` (replacing an earlier audit there).
+
+    Everything is built in a temporary folder; ``options.out`` changes only when every step succeeded.
+
+    Raises
+    ------
+    AuditError, ValueError, TypeError
+        Bad input; nothing is written.
+    """
+    data = read_predictions_file(options.predictions)
+    prep = _prepare(data, options)
+    out = options.out
+    parent = out.absolute().parent
+    tmp = Path(tempfile.mkdtemp(dir=parent if parent.is_dir() else None, prefix=f".{out.name}.fairstats-"))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)
+    try:
+        acc = _Collected()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for grouping in prep.groupings:
+                _equal_confusion(prep, grouping, options, acc)
+            n_pairs = sum(len(acc.results[" x ".join(g)].observed) - 1 for g in prep.groupings)
+            from tqdm.auto import tqdm
+
+            with tqdm(
+                total=n_pairs,
+                desc="fold-based tests" if options.fold else "bootstrap",
+                unit="comparison",
+                file=sys.stderr,
+                disable=None,
+                leave=False,
+            ) as bar:
+                for grouping in prep.groupings:
+                    _disparities(prep, grouping, options, acc, bar)
+            tests = _finish_tests(acc, options.alpha)
+            equal = pd.DataFrame(acc.equal)
+            equal = equal[
+                EQUAL_CONFUSION_COLUMNS + [c for c in equal.columns if c not in EQUAL_CONFUSION_COLUMNS]
+            ]
+            residuals = pd.concat(acc.residuals, ignore_index=True)
+            residuals = residuals[
+                RESIDUAL_COLUMNS + [c for c in residuals.columns if c not in RESIDUAL_COLUMNS]
+            ]
+            figures = _figures(acc, tests, tmp, prep.labels)
+        for w in caught:
+            if issubclass(w.category, UserWarning) and "Cochran" not in str(w.message):
+                acc.notes.append(one_line(w.message))
+        notes = tuple(dict.fromkeys(acc.notes))
+        for frame, name in ((equal, "equal_confusion"), (residuals, "residuals"), (tests, "tests")):
+            atomic_write_text(tmp / f"{name}.csv", frame.to_csv(index=False, lineterminator="\n"))
+            atomic_write_text(tmp / f"{name}.md", to_markdown(frame, digits=4))
+        report = _report(options, prep, acc, equal, residuals, tests, figures)
+        atomic_write_text(tmp / "report.md", report)
+        atomic_write_text(tmp / "report.html", markdown_to_html(report))
+        atomic_write_text(tmp / MARKER, f"fairstats {__version__} audit\n")
+        _move_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    summary = _summary(options, prep, equal, tests, notes, out)
+    return AuditResult(
+        equal_confusion=equal, residuals=residuals, tests=tests, notes=notes, summary=summary, out=out
+    )

@@ -1,0 +1,278 @@
+"""Paper B's outcome-based fairness definitions on one set of predictions, without cross-validation folds.
+
+:func:`outcome_tests` runs each definition (:data:`OUTCOME_TESTS`) as a two-sample score test for proportions
+or Welch's t for mean scores, each with its bootstrap interval
+(:func:`fairstats.bootstrap.bootstrap_disparity`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats import proportion as sm_proportion
+
+from fairstats._validation import as_list, level_iv
+from fairstats.bootstrap import _COEF, DisparityBootstrapResult, bootstrap_disparity
+from fairstats.groups import _SCORE_METRICS, _prepare_iv
+from fairstats.ttests import ALTERNATIVES
+
+__all__ = ["OUTCOME_TESTS", "OutcomeTestsResult", "outcome_tests"]
+
+#: Paper B's outcome-based fairness definitions (sections II-B to II-I, II-L, II-M) and the group metrics
+#: (:data:`fairstats.metrics.METRICS`) each one compares. Two metrics: the paper tests both at alpha / 2.
+OUTCOME_TESTS: dict[str, tuple[str, ...]] = {
+    "group_fairness": ("ppr",),
+    "predictive_parity": ("ppv",),
+    "predictive_equality": ("fpr",),
+    "equal_opportunity": ("fnr",),
+    "equalized_odds": ("tpr", "fpr"),
+    "conditional_use_accuracy_equality": ("ppv", "npv"),
+    "overall_accuracy_equality": ("accuracy",),
+    "treatment_equality": ("fn_fp_ratio",),
+    "balance_positive_class": ("mean_score_pos",),
+    "balance_negative_class": ("mean_score_neg",),
+}
+
+# Proportions tested by the two-sample score test: (numerator, denominator) over the cells. The FN/FP ratio is
+# equal in two groups exactly when the share of false negatives among the errors, FN / (FN + FP), is.
+_TESTED_PROPORTION: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = {
+    **{m: _COEF[m] for m in ("ppr", "tpr", "fpr", "fnr", "tnr", "ppv", "npv", "accuracy")},
+    "fn_fp_ratio": ((0, 0, 1, 0), (0, 1, 1, 0)),
+}
+# scipy's alternative -> statsmodels' name for it.
+_SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
+
+
+
+@dataclass(frozen=True, eq=False)
+class OutcomeTestsResult:
+    """Paper B's outcome-based fairness tests on one set of predictions, with bootstrap intervals.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (test, metric), in :data:`OUTCOME_TESTS` order: ``test, metric, group_a, group_b,
+        value_a, value_b, estimate, ci_low, ci_high, count_a, nobs_a, count_b, nobs_b, statistic, pvalue,
+        alternative, alpha, significant, method`` (``alpha`` is the family level divided by the number of
+        metrics of the definition, as paper B's Bonferroni; ``significant = pvalue < alpha``).
+    bootstrap : DisparityBootstrapResult
+        The intervals' bootstrap (one per metric).
+    alpha : float
+        Family level of each definition.
+    """
+
+    table: pd.DataFrame
+    bootstrap: DisparityBootstrapResult
+    alpha: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ``table`` (a copy), with ``grouping`` first."""
+        return self.table.copy()
+
+
+def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, str]:
+    if isinstance(alternative, str):
+        if alternative not in ALTERNATIVES:
+            raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+        return dict.fromkeys(metrics, alternative)
+    if isinstance(alternative, Mapping):
+        out = {}
+        for m in metrics:
+            value = alternative.get(m, "two-sided")
+            if value not in ALTERNATIVES:
+                raise ValueError(f"`alternative[{m!r}]` must be one of {list(ALTERNATIVES)}, got {value!r}")
+            out[m] = value
+        return out
+    raise TypeError(f"`alternative` must be a string or a mapping metric -> alternative, got {alternative!r}")
+
+
+def outcome_tests(
+    data: pd.DataFrame,
+    *,
+    group: str | Sequence[str],
+    y_true: str,
+    y_pred: str,
+    groups: Sequence[object] | None = None,
+    y_score: str | None = None,
+    tests: Sequence[str] | None = None,
+    favorable: int = 1,
+    alternative: str | Mapping[str, str] = "two-sided",
+    alpha: float = 0.05,
+    n_resamples: int = 9999,
+    confidence_level: float = 0.95,
+    method: str = "BCa",
+    rng: int | np.random.Generator | None = None,
+    warn: bool = True,
+) -> OutcomeTestsResult:
+    r"""Paper B's outcome-based fairness definitions between two groups, without cross-validation folds.
+
+    Paper B tests each definition by comparing 250 per-fold values per group with a t-test. With a single set
+    of predictions (COMPAS scores, a deployed model) the same questions are tests of two independent
+    proportions, or of two means for the score-based definitions; each comes with a bootstrap interval of the
+    difference (:func:`bootstrap_disparity`).
+
+    Parameters
+    ----------
+    data, group, y_true, y_pred, groups, y_score, favorable
+        As in :func:`bootstrap_disparity`.
+    tests : list of str, optional
+        Keys of :data:`OUTCOME_TESTS` (default: all, the balance tests only with ``y_score``).
+    alternative : str or mapping metric -> str, default "two-sided"
+        Alternative about ``metric(a) - metric(b)`` (``"greater"``: a's is larger), per metric if a mapping.
+    alpha : float, default 0.05
+        Level of each definition; a definition with two metrics tests each at ``alpha / 2`` (paper B).
+    n_resamples, confidence_level, method, rng, warn
+        Of the bootstrap intervals (:func:`bootstrap_disparity`).
+
+    Returns
+    -------
+    OutcomeTestsResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`bootstrap_disparity`; an unknown test, or a balance test without ``y_score``.
+
+    Notes
+    -----
+    Rates (PPR, TPR, FPR, FNR, PPV, NPV, accuracy) are proportions :math:`k_g / n_g` with the denominator
+    of the metric (e.g. actual favourable outcomes for TPR); they are compared with the score test for the
+    difference of two independent binomial proportions (Miettinen & Nurminen 1985;
+    ``statsmodels.stats.proportion.test_proportions_2indep(method="score")``). Treatment equality compares
+    FN/FP ratios; they are equal exactly when the share of false negatives among the errors,
+    :math:`FN / (FN + FP)`, is, which is the proportion tested. Balance for the positive (negative) class
+    compares mean scores of people with the favourable (unfavourable) outcome by Welch's t
+    (``scipy.stats.ttest_ind(equal_var=False)``). The tests condition on the denominators and treat people as
+    independent, which out-of-fold predictions of cross-validated models are only approximately.
+
+    References
+    ----------
+    Paper B, Sections II-B to II-I, II-L, II-M (definitions, tails, Bonferroni alpha / 2); O. Miettinen and
+    M. Nurminen, "Comparative analysis of two rates", Statistics in Medicine 4(2), 1985; B. L. Welch,
+    Biometrika 34, 1947; S. Verma and J. Rubin, "Fairness definitions explained", FairWare 2018.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a"] * 40 + ["b"] * 40, "y": [1, 0] * 40,
+    ...                    "p": [1] * 30 + [0] * 10 + [1] * 10 + [0] * 30})
+    >>> res = outcome_tests(df, group="g", y_true="y", y_pred="p", tests=["group_fairness"],
+    ...                     n_resamples=199, rng=0)
+    >>> res.table[["metric", "estimate"]].to_numpy().tolist()
+    [['ppr', 0.5]]
+    """
+    if tests is None:
+        tests = [
+            t for t in OUTCOME_TESTS if y_score is not None or not set(OUTCOME_TESTS[t]) & set(_SCORE_METRICS)
+        ]
+    else:
+        tests = as_list(tests, name="tests")
+        for t in tests:
+            if t not in OUTCOME_TESTS:
+                raise ValueError(f"`tests`: unknown test {t!r}; choose from {list(OUTCOME_TESTS)}")
+    needed = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
+    alpha = level_iv(alpha, "alpha")
+    alternatives = _alternatives_iv(alternative, needed)
+    boot = bootstrap_disparity(
+        data,
+        group=group,
+        y_true=y_true,
+        y_pred=y_pred,
+        groups=groups,
+        y_score=y_score,
+        metrics=needed,
+        favorable=favorable,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        warn=warn,
+    )
+    prep = _prepare_iv(data, group, y_true, y_pred, y_score, (boot.group_a, boot.group_b), needed, favorable)
+    counts = {}
+    for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
+        counts[name] = np.bincount(prep.cell[mask], minlength=4).astype(float)
+
+    per_metric = {}
+    for m in needed:
+        alt = alternatives[m]
+        if m in _SCORE_METRICS:
+            true_fav = np.isin(prep.cell, (0, 2))
+            cls = true_fav if m == "mean_score_pos" else ~true_fav
+            xa, xb = prep.score[prep.mask_a & cls], prep.score[prep.mask_b & cls]
+            count_a, nobs_a, count_b, nobs_b = (
+                float(xa.sum()),
+                float(xa.size),
+                float(xb.sum()),
+                float(xb.size),
+            )
+            if xa.size >= 2 and xb.size >= 2:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
+                stat, p = float(res.statistic), float(res.pvalue)
+            else:
+                stat = p = float("nan")
+            how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+        else:
+            num, den = (np.asarray(c, dtype=float) for c in _TESTED_PROPORTION[m])
+            count_a, nobs_a = float(counts["a"] @ num), float(counts["a"] @ den)
+            count_b, nobs_b = float(counts["b"] @ num), float(counts["b"] @ den)
+            stat = p = float("nan")
+            if nobs_a > 0 and nobs_b > 0:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        res = sm_proportion.test_proportions_2indep(
+                            count_a,
+                            nobs_a,
+                            count_b,
+                            nobs_b,
+                            method="score",
+                            compare="diff",
+                            alternative=_SM_ALTERNATIVE[alt],
+                        )
+                        stat, p = float(res.statistic), float(res.pvalue)
+                    except (ValueError, ZeroDivisionError, FloatingPointError):
+                        stat = p = float("nan")
+                if not np.isfinite(p):
+                    stat = p = float("nan")
+            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
+            how = f"score test of two proportions, {what} (Miettinen-Nurminen; statsmodels)"
+        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how)
+
+    rows = []
+    for t in tests:
+        level = alpha / len(OUTCOME_TESTS[t])
+        for m in OUTCOME_TESTS[t]:
+            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how = per_metric[m]
+            rows.append(
+                {
+                    "grouping": " x ".join(boot.group_columns),
+                    "test": t,
+                    "metric": m,
+                    "group_a": boot.group_a,
+                    "group_b": boot.group_b,
+                    "value_a": float(boot.value_a[m]),
+                    "value_b": float(boot.value_b[m]),
+                    "estimate": float(boot.estimate[m]),
+                    "ci_low": float(boot.ci_low[m]),
+                    "ci_high": float(boot.ci_high[m]),
+                    "count_a": count_a,
+                    "nobs_a": nobs_a,
+                    "count_b": count_b,
+                    "nobs_b": nobs_b,
+                    "statistic": stat,
+                    "pvalue": p,
+                    "alternative": alt,
+                    "alpha": level,
+                    "significant": bool(p < level),
+                    "method": how,
+                }
+            )
+    return OutcomeTestsResult(table=pd.DataFrame(rows), bootstrap=boot, alpha=alpha)

@@ -1,0 +1,247 @@
+"""fairstats.bootstrap: seeded bootstrap intervals for group disparities and Cramér's V, equal to scipy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from people import MEDIUM, SMALL, people
+from scipy import stats
+
+from fairstats import bootstrap
+from fairstats.bootstrap import bootstrap_cramers_v, bootstrap_disparity
+from fairstats.confusion import confusion_parity_error, confusion_table
+from fairstats.groups import group_labels
+from fairstats.metrics import group_metrics
+
+# --------------------------------------------------------------------------------------------------------
+# bootstrap_disparity
+# --------------------------------------------------------------------------------------------------------
+
+
+def test_bootstrap_is_seeded_and_deterministic():
+    kwargs = dict(group="g", y_true="y", y_pred="p", y_score="s", n_resamples=300)
+    first = bootstrap_disparity(MEDIUM, rng=7, **kwargs)
+    second = bootstrap_disparity(MEDIUM, rng=7, **kwargs)
+    other = bootstrap_disparity(MEDIUM, rng=8, **kwargs)
+    np.testing.assert_array_equal(first.bootstrap_distribution, second.bootstrap_distribution)
+    pd.testing.assert_frame_equal(first.to_frame(), second.to_frame())
+    assert not np.array_equal(first.bootstrap_distribution, other.bootstrap_distribution)
+    generator = bootstrap_disparity(MEDIUM, rng=np.random.default_rng(7), **kwargs)
+    np.testing.assert_array_equal(first.bootstrap_distribution, generator.bootstrap_distribution)
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_interval_contains_the_estimate(method):
+    res = bootstrap_disparity(
+        MEDIUM, group="g", y_true="y", y_pred="p", y_score="s", n_resamples=999, rng=1, method=method
+    )
+    assert (res.ci_low < res.estimate).all() and (res.estimate < res.ci_high).all()
+    assert (res.ci_method == method).all()
+    assert res.bootstrap_distribution.shape == (999, len(res.metrics))
+
+
+def test_estimates_equal_group_metrics_and_are_oriented_a_minus_b():
+    res = bootstrap_disparity(
+        MEDIUM,
+        group="g",
+        y_true="y",
+        y_pred="p",
+        y_score="s",
+        favorable=0,
+        groups=("b", "a"),
+        n_resamples=50,
+        rng=0,
+    )
+    wide = group_metrics(
+        MEDIUM, y_true="y", y_pred="p", y_score="s", group="g", fold=None, by=(), favorable=0, form="wide"
+    ).set_index("g")
+    for metric in res.metrics:
+        assert res.value_a[metric] == pytest.approx(wide.loc["b", metric], rel=1e-12)
+        assert res.value_b[metric] == pytest.approx(wide.loc["a", metric], rel=1e-12)
+        assert res.estimate[metric] == pytest.approx(wide.loc["b", metric] - wide.loc["a", metric], rel=1e-12)
+    frame = res.to_frame()
+    assert frame["metric"].tolist() == list(res.metrics)
+    assert (frame["group_a"] == "b").all() and (frame["n_a"] == (MEDIUM["g"] == "b").sum()).all()
+
+
+class _Distribution:
+    """Stand-in for a scipy BootstrapResult: scipy.stats.bootstrap only reads ``bootstrap_distribution``."""
+
+    def __init__(self, values):
+        self.bootstrap_distribution = values
+
+
+def _scipy_statistic(frame: pd.DataFrame, metric: str, fav: int = 1):
+    """The metric difference a - b as a vectorised function of resampled row indices (scipy's bootstrap)."""
+    parts = {g: frame[frame["g"] == g] for g in ("a", "b")}
+
+    def values(idx, g):
+        part = parts[g]
+        y, p, s = (part[c].to_numpy()[np.asarray(idx, dtype=int)] for c in ("y", "p", "s"))
+        tf, pf = y == fav, p == fav
+        counts = np.stack(
+            [(pf & tf).sum(-1), (pf & ~tf).sum(-1), (~pf & tf).sum(-1), (~pf & ~tf).sum(-1)], -1
+        )
+        sums = np.stack([(s * tf).sum(-1), (s * ~tf).sum(-1)], -1)
+        return bootstrap._metric_values(counts.astype(float), sums, [metric])[..., 0]
+
+    return lambda ia, ib, axis=-1: values(ia, "a") - values(ib, "b")
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_interval_equals_scipy_bootstrap_on_the_same_distribution(method):
+    # scipy's BCa jackknife leaves out each person; ours each category once, weighted: same values
+    res = bootstrap_disparity(
+        SMALL, group="g", y_true="y", y_pred="p", y_score="s", n_resamples=1500, rng=4, method=method
+    )
+    n_a, n_b = int((SMALL["g"] == "a").sum()), int((SMALL["g"] == "b").sum())
+    for j, metric in enumerate(res.metrics):
+        boot = res.bootstrap_distribution[:, j]
+        if np.isnan(boot).any():
+            continue
+        ref = stats.bootstrap(
+            (np.arange(n_a), np.arange(n_b)),
+            _scipy_statistic(SMALL, metric),
+            n_resamples=0,
+            bootstrap_result=_Distribution(boot),
+            method=method,
+            vectorized=True,
+        ).confidence_interval
+        assert res.ci_low[metric] == pytest.approx(ref.low, rel=1e-10, abs=1e-12), metric
+        assert res.ci_high[metric] == pytest.approx(ref.high, rel=1e-10, abs=1e-12), metric
+
+
+def test_multinomial_resampling_has_the_spread_of_resamplingpeople():
+    # same bootstrap distribution as scipy's own resampling of people: standard errors agree within MC error
+    res = bootstrap_disparity(
+        MEDIUM,
+        group="g",
+        y_true="y",
+        y_pred="p",
+        y_score="s",
+        metrics=["ppr", "tpr"],
+        n_resamples=4000,
+        rng=2,
+        method="percentile",
+    )
+    n_a, n_b = int((MEDIUM["g"] == "a").sum()), int((MEDIUM["g"] == "b").sum())
+    for j, metric in enumerate(res.metrics):
+        ref = stats.bootstrap(
+            (np.arange(n_a), np.arange(n_b)),
+            _scipy_statistic(MEDIUM, metric),
+            n_resamples=4000,
+            vectorized=True,
+            rng=3,
+            method="percentile",
+        )
+        assert np.std(res.bootstrap_distribution[:, j], ddof=1) == pytest.approx(ref.standard_error, rel=0.08)
+
+
+def test_index_resampling_for_continuous_scores(monkeypatch):
+    continuous = MEDIUM.assign(s=np.random.default_rng(5).random(len(MEDIUM)))
+    kwargs = dict(group="g", y_true="y", y_pred="p", y_score="s", n_resamples=1500, method="percentile")
+    by_index = bootstrap_disparity(
+        continuous, rng=1, **kwargs
+    )  # > 256 distinct scores: people drawn by index
+    monkeypatch.setattr(bootstrap, "_MAX_MULTINOMIAL_CATEGORIES", 10**9)
+    multinomial = bootstrap_disparity(continuous, rng=1, **kwargs)
+    assert not np.array_equal(by_index.bootstrap_distribution, multinomial.bootstrap_distribution)
+    sd_index = np.nanstd(by_index.bootstrap_distribution, axis=0, ddof=1)
+    sd_multi = np.nanstd(multinomial.bootstrap_distribution, axis=0, ddof=1)
+    np.testing.assert_allclose(sd_index, sd_multi, rtol=0.1)
+    np.testing.assert_allclose(by_index.estimate, multinomial.estimate, rtol=1e-12)
+
+
+def test_undefined_resamples_are_counted_and_warned():
+    tiny = pd.DataFrame(
+        {"g": ["a"] * 3 + ["b"] * 30, "y": [0, 0, 1] + [0, 1] * 15, "p": [1, 0, 0] + [1, 0] * 15}
+    )
+    with pytest.warns(bootstrap.UndefinedResampleWarning, match="ppv"):
+        res = bootstrap_disparity(
+            tiny, group="g", y_true="y", y_pred="p", metrics=["ppv"], n_resamples=500, rng=0
+        )
+    assert 0 < res.n_undefined["ppv"] < 500
+    assert np.isfinite(res.ci_low["ppv"])
+
+
+def test_intersectional_labels_match_confusion_table():
+    frame = MEDIUM.assign(h=np.where(np.arange(len(MEDIUM)) % 3 == 0, "x", "y"))
+    labels = group_labels(frame, ["g", "h"])
+    table = confusion_table(frame, group=["g", "h"], y_true="y", y_pred="p")
+    assert sorted(labels.unique()) == sorted(table.index)
+    res = bootstrap_disparity(
+        frame,
+        group=["g", "h"],
+        y_true="y",
+        y_pred="p",
+        groups=("a - x", "b - y"),
+        metrics=["ppr"],
+        n_resamples=20,
+        rng=0,
+    )
+    assert res.n_a == int(((frame["g"] == "a") & (frame["h"] == "x")).sum())
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"groups": ("a", "c")}, "group 'c' does not occur"),
+        ({"groups": ("a", "a")}, "same group twice"),
+        ({"metrics": ["ppr", "tpx"]}, "unknown metric 'tpx'"),
+        ({"metrics": ["mean_score_pos"], "y_score": None}, "needs `y_score`"),
+        ({"favorable": 2}, "favorable"),
+        ({"method": "bca"}, "method"),
+        ({"confidence_level": 95}, "confidence_level"),
+        ({"n_resamples": 0}, "n_resamples"),
+        ({"y_true": "why"}, "missing column.*'why'"),
+    ],
+)
+def test_bootstrap_refuses_bad_input(kwargs, match):
+    args = dict(group="g", y_true="y", y_pred="p", y_score="s", n_resamples=10, rng=0) | kwargs
+    with pytest.raises(ValueError, match=match):
+        bootstrap_disparity(SMALL, **args)
+
+
+def test_bootstrap_needs_two_groups_named_when_there_are_more():
+    three = people(2, 90, groups=("a", "b", "c"))
+    with pytest.raises(ValueError, match="3 groups"):
+        bootstrap_disparity(three, group="g", y_true="y", y_pred="p", n_resamples=10)
+    with pytest.raises(ValueError, match="has value 2; expected 0/1 labels"):
+        bootstrap_disparity(SMALL.assign(y=SMALL["y"] * 2), group="g", y_true="y", y_pred="p", n_resamples=10)
+
+
+# --------------------------------------------------------------------------------------------------------
+# bootstrap_cramers_v
+# --------------------------------------------------------------------------------------------------------
+
+
+def test_cramers_v_interval_seeded_and_equal_to_scipy():
+    frame = people(6, 120, groups=("a", "b", "c"))
+    res = bootstrap_cramers_v(frame, group="g", y_true="y", y_pred="p", n_resamples=800, rng=1)
+    again = bootstrap_cramers_v(frame, group="g", y_true="y", y_pred="p", n_resamples=800, rng=1)
+    np.testing.assert_array_equal(res.bootstrap_distribution, again.bootstrap_distribution)
+    assert res.statistic == pytest.approx(
+        confusion_parity_error(frame, group="g", y_true="y", y_pred="p"), rel=1e-12
+    )
+    assert res.ci_low < res.statistic < res.ci_high and res.ci_method == "BCa"
+    observed = confusion_table(frame, group="g", y_true="y", y_pred="p").to_numpy()
+    samples = [np.repeat(np.arange(observed.shape[1]), row) for row in observed]
+
+    def statistic(*resampled, axis=-1):
+        tables = np.stack(
+            [(np.asarray(s)[..., None] == np.arange(observed.shape[1])).sum(-2) for s in resampled], -2
+        )
+        return bootstrap._cramers_v(tables)
+
+    ref = stats.bootstrap(
+        samples,
+        statistic,
+        n_resamples=0,
+        bootstrap_result=_Distribution(res.bootstrap_distribution),
+        method="BCa",
+        vectorized=True,
+    ).confidence_interval
+    assert (res.ci_low, res.ci_high) == pytest.approx((ref.low, ref.high), rel=1e-10)
+    record = res.to_frame().iloc[0]
+    assert record["grouping"] == "g" and record["n"] == 120 and record["n_groups"] == 3
