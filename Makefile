@@ -9,11 +9,21 @@ export MPLBACKEND := Agg
 
 .PHONY: reproduce test bench lint env clean-env
 
-$(STAMP): pyproject.toml
+# The environment is the lock file (exact versions and hashes of every package; requirements/compendium.in says
+# why each is there), then fairstats itself from this checkout and a path entry for src/compendium.
+LOCK := requirements/compendium.lock.txt
+$(STAMP): $(LOCK) pyproject.toml requirements/install-project.sh
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	sh requirements/install-project.sh $(BIN)/python
+	$(BIN)/python -m pip check
 	touch $(STAMP)
+
+# make lock: re-resolve requirements/compendium.in into the lock (needs the package registry); commit both.
+.PHONY: lock
+lock: $(STAMP)
+	$(BIN)/uv pip compile requirements/compendium.in --generate-hashes --universal --python-version 3.11 \
+	    --custom-compile-command "make lock" --quiet -o $(LOCK)
 
 env: $(STAMP)
 
@@ -40,13 +50,8 @@ test: $(STAMP)
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge
 # if missing), the tiny workflow through `snakemake --executor slurm` (profiles/slurm), compared byte for byte
 # with a local run (tests/cluster/cluster_check.py); Slurm is stopped again whatever the outcome.
-CLUSTER_STAMP := $(VENV)/.cluster-stamp
-$(CLUSTER_STAMP): pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,cluster]'
-	touch $(CLUSTER_STAMP)
-
 .PHONY: test-cluster
-test-cluster: $(CLUSTER_STAMP)
+test-cluster: $(STAMP)
 	bash .ci/slurm/start.sh || { bash .ci/slurm/stop.sh; exit 1; }
 	$(BIN)/python -m pytest tests/cluster/cluster_check.py; status=$$?; bash .ci/slurm/stop.sh; exit $$status
 

@@ -46,6 +46,7 @@ BENCHMARKS: dict[str, str] = {
     "awareness": "bench_awareness.py",
     "training": "bench_training.py",
     "cores": "bench_cores.py",
+    "import": "bench_import.py",
 }
 #: Comparisons the issue asks of a benchmark, as (word that must appear in a row's goal, row if missing).
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {

@@ -6,21 +6,28 @@ inside the site folder, so the folder can be opened from disk, zipped or served 
 ``notebooks/<stage>/<name>.html``, each figure is copied to ``figures/<stage>/<name>.png``, and
 :func:`build_site` writes ``index.html`` and ``pages/*.html`` from the result tables.
 
+The pages are Jinja2 templates (``compendium/templates/``: ``base.html``, ``index.html``, ``stage.html``,
+``published-vs-reproduced.html``, ``table.html``, ``site.css``) rendered with autoescaping: every string that
+comes from data or file names (group values, column names, notes, captions) is shown as text. This module only
+gathers what the pages show.
+
 A *stage* is a results folder with ``tables/``, ``figures/`` or ``notebooks/`` below it, named by its path
 relative to ``results/<experiment>`` (``compas/propublica_violent``, ``nij/authors``, ``nij/paper`` ...).
 """
 
 from __future__ import annotations
 
-import html
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
+import jinja2
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
 from compendium.published import PVR_COLUMNS, summarise_published_vs_reproduced
 from fairstats import __version__
@@ -127,46 +134,19 @@ _VERDICT = re.compile(r"equal_confusion_tests|battery|verdict|decision", re.IGNO
 _FINDING = re.compile(r"^(reject\w*|significant\w*|flag\w*|violat\w*)$")
 _SKIP_DIRS = {"logs", "benchmarks", "report", "predictions"}
 
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1180px;
-padding:0 1.2rem 3rem;color:#1d232b;line-height:1.45}
-header{border-bottom:3px solid #2b6cb0;margin-bottom:1rem}
-h1{font-size:1.7rem;margin:1.2rem 0 .3rem}h2{margin-top:2.2rem;border-bottom:1px solid #d5dbe3}
-h3{margin-top:1.6rem}
-nav a{margin-right:1rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem}
-th,td{border:1px solid #d5dbe3;padding:.2rem .45rem;vertical-align:top}
-th{background:#eef2f7;text-align:left}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-tr.mismatch td{background:#fde2e1}
-tr.match td.flag{color:#22663a}
-tr.mismatch td.flag{color:#a61b1b;font-weight:bold}
-td.finding{background:#fff1c2;font-weight:bold}
-.cards{display:flex;flex-wrap:wrap;gap:1rem}
-figure{margin:0 0 1.5rem;max-width:100%}
-.cards figure{width:270px}
-.cards img{width:100%;max-height:240px;object-fit:contain;object-position:left top;border:1px solid #d5dbe3}
-figure img{max-width:min(100%,900px)}
-.cards{align-items:flex-start}
-figcaption{font-size:.85rem;color:#46505c}
-.note{color:#46505c;font-size:.9rem}
-.scroll{overflow-x:auto}
-code{background:#f3f5f8;padding:0 .2rem}
-"""
 
-# Marks the page when every image has loaded, so a headless browser can check it from the DOM.
-_IMAGE_CHECK = """
-<script>
-window.addEventListener("load", function () {
-  var imgs = Array.prototype.slice.call(document.images);
-  var broken = imgs.filter(function (i) { return !i.complete || i.naturalWidth === 0; });
-  document.body.setAttribute("data-images", String(imgs.length));
-  document.body.setAttribute("data-images-broken", String(broken.length));
-  document.body.setAttribute("data-images-broken-src",
-    broken.map(function (i) { return i.getAttribute("src"); }).join(" "));
-});
-</script>
-"""
+@cache
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("compendium", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def _render(template: str, **context: object) -> str:
+    return _templates().get_template(template).render(version=__version__, **context)
 
 
 @dataclass(frozen=True)
@@ -263,8 +243,9 @@ def html_table(
 
     Returns
     -------
-    str
-        ``<div class="scroll"><table>...</table></div>`` and, if rows were left out, a note.
+    markupsafe.Markup
+        ``<div class="scroll"><table>...</table></div>`` and, if rows were left out, a note (template
+        ``table.html``; every cell escaped).
 
     Notes
     -----
@@ -280,25 +261,18 @@ def html_table(
     cols = [str(c) for c in frame.columns]
     finding = {c for c in cols if _FINDING.match(c)}
     flags = set(flag_columns)
-    out = ['<div class="scroll"><table>', "<thead><tr>"]
-    out += [f"<th>{html.escape(c)}</th>" for c in cols]
-    out.append("</tr></thead><tbody>")
-    shown = frame.iloc[:max_rows]
-    for i, row in enumerate(shown.itertuples(index=False, name=None)):
-        cls = f' class="{html.escape(row_classes[i])}"' if row_classes is not None and row_classes[i] else ""
-        out.append(f"<tr{cls}>")
+    rows = []
+    for i, row in enumerate(frame.iloc[:max_rows].itertuples(index=False, name=None)):
+        cells = []
         for col, value in zip(cols, row, strict=True):
             text, numeric = _format_value(value)
             classes = (["num"] if numeric else []) + (["flag"] if col in flags else [])
             if col in finding and text == "True":
                 classes.append("finding")
-            attr = f' class="{" ".join(classes)}"' if classes else ""
-            out.append(f"<td{attr}>{html.escape(text)}</td>")
-        out.append("</tr>")
-    out.append("</tbody></table></div>")
-    if len(frame) > max_rows:
-        out.append(f'<p class="note">First {max_rows} of {len(frame)} rows; the CSV has them all.</p>')
-    return "".join(out)
+            cells.append({"text": text, "classes": classes})
+        rows.append({"cls": row_classes[i] if row_classes is not None else "", "cells": cells})
+    table = {"columns": cols, "rows": rows, "n_rows": len(frame), "left_out": len(frame) > max_rows}
+    return Markup(_render("table.html", table=table))
 
 
 def _is_true(series: pd.Series) -> pd.Series:
@@ -317,7 +291,7 @@ def published_vs_reproduced_html(table: pd.DataFrame, *, only_mismatches: bool =
 
     Returns
     -------
-    str
+    markupsafe.Markup
         An HTML table; rows that do not match have the CSS class ``mismatch`` and a cross in ``matches``.
     """
     if not isinstance(table, pd.DataFrame):
@@ -336,26 +310,6 @@ def published_vs_reproduced_html(table: pd.DataFrame, *, only_mismatches: bool =
     classes = ["match" if m else "mismatch" for m in ok]
     return html_table(view.reset_index(drop=True), max_rows=max(len(view), 1), row_classes=classes,
                       flag_columns=["matches"])
-
-
-def _a(href: str, text: str) -> str:
-    return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
-
-
-def _page(title: str, body: str, *, depth: int) -> str:
-    up = "../" * depth
-    nav = " ".join([_a(f"{up}index.html", "Index"),
-                    _a(f"{up}pages/published-vs-reproduced.html", "Published vs reproduced"),
-                    _a(f"{up}workflow.html", "Workflow provenance")])
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n<body>\n"
-        f"<header><h1>{html.escape(title)}</h1><nav>{nav}</nav></header>\n{body}\n"
-        f'<footer><p class="note">Built by <code>compendium.site</code> (fairstats {__version__}) with '
-        "<code>make report</code>. Numbers are rounded for display; the CSV files under "
-        f"<code>results/</code> keep full precision.</p></footer>\n{_IMAGE_CHECK}</body></html>\n"
-    )
 
 
 def _slug(text: str) -> str:
@@ -428,86 +382,49 @@ def _pvr_summary(pvr: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return wide, classes
 
 
-def _pvr_sections(pvr: pd.DataFrame | None) -> tuple[str, str, str, int, int]:
-    """(index section, deviations section, full page body, numbers, matching)."""
-    head = '<h2 id="published-vs-reproduced">Published vs reproduced</h2>'
+def _pvr_context(pvr: pd.DataFrame | None) -> dict | None:
+    """What the pages show of the published-vs-reproduced table (None when the experiment has none)."""
     if pvr is None:
-        none = "<p>This experiment has no published-vs-reproduced table (no stage compared with a paper).</p>"
-        return head + none, "", none, 0, 0
+        return None
     matched = _is_true(pvr["matches"])
     n, k = len(pvr), int(matched.sum())
     summary, classes = _pvr_summary(pvr)
-    section = (
-        f"{head}<p>{n} printed numbers compared at the printed precision: <b>{k} match</b>, "
-        f"<b>{n - k} deviate</b>, each deviation with a note saying why "
-        f"({_a('#deviations', 'listed')} at the end of this page; "
-        f"{_a('pages/published-vs-reproduced.html', 'the full table')} has every number). "
-        "Each cell: numbers matching / numbers compared, per source; rows in red: tables with at least one "
-        "deviation.</p>" + html_table(summary, row_classes=classes)
-    )
-    deviations = '<h2 id="deviations">Deviations from the published numbers</h2>' + (
-        published_vs_reproduced_html(pvr, only_mismatches=True) if k < n
-        else "<p>None: every printed number is reproduced.</p>"
-    )
-    full = (f"<p>Every number printed in the two papers beside ours: {n} numbers, {k} match at the printed "
-            f"precision, {n - k} do not (rows in red, each with a note saying why).</p>"
-            + published_vs_reproduced_html(pvr))
-    return section, deviations, full, n, k
+    return {
+        "n": n,
+        "k": k,
+        "summary": html_table(summary, row_classes=classes),
+        "deviations": published_vs_reproduced_html(pvr, only_mismatches=True) if k < n else "",
+        "full": published_vs_reproduced_html(pvr),
+    }
 
 
 @dataclass
 class _Stage:
+    """What a stage's page and its card on the index show (links relative to the site folder)."""
+
+    name: str
+    title: str
+    slug: str
     page: str
-    body: list[str]
-    card: list[str]
-    verdicts: list[str]
-    n_tables: int = 0
-    n_figures: int = 0
-    n_notebooks: int = 0
+    notebooks: list[dict] = field(default_factory=list)
+    figures: list[dict] = field(default_factory=list)
+    tables: list[dict] = field(default_factory=list)
 
 
-def _stage(stage: str, results_dir: Path, site_dir: Path, experiment: str, max_rows: int) -> _Stage:
-    out = _Stage(page=f"pages/{_slug(stage)}.html", verdicts=[], card=[],
-                 body=[f'<p class="note">Results folder <code>results/{html.escape(experiment)}/'
-                       f"{html.escape(stage)}/</code>.</p>"])
-    notebooks = sorted((site_dir / "notebooks" / stage).glob("*.html"))
-    if notebooks:
-        links = ", ".join(_a(f"../notebooks/{stage}/{nb.name}", nb.stem) for nb in notebooks)
-        out.body.append(f'<h2 id="notebooks">Notebooks</h2><p>The executed notebook, step by step: {links}.'
-                        "</p>")
-        out.card.append("<p>Notebook: " + ", ".join(_a(f"notebooks/{stage}/{nb.name}", nb.stem)
-                                                   for nb in notebooks) + "</p>")
-        out.n_notebooks = len(notebooks)
-
-    figures = sorted((site_dir / "figures" / stage).glob("*.png"))
-    if figures:
-        out.body.append('<h2 id="figures">Figures</h2>')
-        thumbs = []
-        for fig in figures:
-            name, anchor = html.escape(fig.stem), f"fig-{_slug(fig.stem)}"
-            out.body.append(f'<figure id="{anchor}"><img src="../figures/{stage}/{fig.name}" alt="{name}">'
-                            f"<figcaption><b>{name}</b>. {html.escape(figure_caption(fig))}</figcaption>"
-                            "</figure>")
-            thumbs.append(f'<figure><a href="{out.page}#{anchor}"><img src="figures/{stage}/{fig.name}" '
-                          f'alt="{name}"></a><figcaption>{name}</figcaption></figure>')
-        out.card.append('<div class="cards">' + "".join(thumbs) + "</div>")
-        out.n_figures = len(figures)
-
-    tables = sorted((results_dir / stage / "tables").glob("*.csv"))
-    if tables:
-        toc = "".join(f"<li>{_a(f'#table-{_slug(t.stem)}', _table_title(t))}</li>" for t in tables)
-        out.body.append(f'<h2 id="tables">Tables</h2><ul>{toc}</ul>')
-        for t in tables:
-            frame, title, anchor = pd.read_csv(t), _table_title(t), f"table-{_slug(t.stem)}"
-            out.body.append(f'<h3 id="{anchor}">{html.escape(title)}</h3><p class="note"><code>'
-                            f"{html.escape(t.name)}</code>, {len(frame)} rows</p>"
-                            + html_table(frame, max_rows=max_rows))
-            if _VERDICT.search(t.stem):
-                out.verdicts.append(f"<li>{_a(f'{out.page}#{anchor}', title)} "
-                                    f'<span class="note">({html.escape(stage)})</span></li>')
-        out.card.append(f"<p>{_a(f'{out.page}#tables', f'{len(tables)} tables')}: " + ", ".join(
-            _a(f"{out.page}#table-{_slug(t.stem)}", t.stem) for t in tables) + "</p>")
-        out.n_tables = len(tables)
+def _stage(stage: str, results_dir: Path, site_dir: Path, max_rows: int) -> _Stage:
+    slug = _slug(stage)
+    out = _Stage(name=stage, title=stage_title(stage), slug=slug, page=f"pages/{slug}.html")
+    out.notebooks = [{"href": f"notebooks/{stage}/{nb.name}", "name": nb.stem}
+                     for nb in sorted((site_dir / "notebooks" / stage).glob("*.html"))]
+    out.figures = [{"href": f"figures/{stage}/{fig.name}", "name": fig.stem,
+                    "anchor": f"fig-{_slug(fig.stem)}", "caption": figure_caption(fig)}
+                   for fig in sorted((site_dir / "figures" / stage).glob("*.png"))]
+    for t in sorted((results_dir / stage / "tables").glob("*.csv")):
+        frame = pd.read_csv(t)
+        out.tables.append({"stem": t.stem, "file": t.name, "title": _table_title(t),
+                           "anchor": f"table-{_slug(t.stem)}", "n_rows": len(frame),
+                           "html": html_table(frame, max_rows=max_rows),
+                           "verdict": bool(_VERDICT.search(t.stem))})
     return out
 
 
@@ -560,43 +477,26 @@ def build_site(
     """
     results_dir, site_dir, pvr = _build_site_iv(results_dir, site_dir, published_vs_reproduced, max_rows)
     stages = _stages(results_dir, site_dir)
-    pvr_section, deviations, pvr_page, n_published, n_matching = _pvr_sections(pvr)
+    pvr_context = _pvr_context(pvr)
+    built = [_stage(stage, results_dir, site_dir, max_rows) for stage in stages]
     pages = [atomic_write_text(site_dir / "pages" / "published-vs-reproduced.html",
-                               _page(f"Published vs reproduced \u2014 {experiment}", pvr_page, depth=1))]
-    built = {stage: _stage(stage, results_dir, site_dir, experiment, max_rows) for stage in stages}
-    for stage, st in built.items():
-        page = _page(stage_title(stage), "\n".join(st.body), depth=1)
-        pages.append(atomic_write_text(site_dir / st.page, page))
-
-    verdicts = [v for st in built.values() for v in st.verdicts]
-    contents = [_a("#published-vs-reproduced", "published vs reproduced"),
-                _a("#stages", "stages (figures, tables, notebooks)")]
-    contents += [_a("#verdicts", "verdicts")] if verdicts else []
-    contents += [_a("#deviations", "deviations")] if deviations else []
-    intro = (
-        f"<p>The results of the experiment <b>{html.escape(experiment)}</b> of the fairstats compendium, "
-        "which rebuilds two papers from their raw data: paper A (Gursoy &amp; Kakadiaris, <i>Equal confusion "
-        "fairness</i>, COMPAS) and paper B (<i>Detecting statistically significant fairness violations in "
-        "recidivism forecasting algorithms</i>, NIJ). Start with the published-vs-reproduced table, then "
-        "open a stage: its page shows the figures and every table, its notebook explains each step.</p>"
-        f'<p class="note">How this was made: {_a("workflow.html", "the workflow provenance report")} '
-        "(Snakemake: every rule, its inputs, code, software and runtime; each figure with its caption).</p>"
-        "<p><b>Contents</b>: " + " \u00b7 ".join(contents) + "</p>"
-    )
-    stage_sections = [f'<h3 id="stage-{_slug(stage)}">{_a(st.page, stage_title(stage))}</h3>'
-                      + "".join(st.card) for stage, st in built.items()]
-    verdict_section = ('<h2 id="verdicts">Verdicts</h2><p>Tables where each row is a test and its '
-                       "decision:</p><ul>" + "".join(verdicts) + "</ul>") if verdicts else ""
-    body = "\n".join([intro, pvr_section, '<h2 id="stages">Stages</h2>', *stage_sections, verdict_section,
-                      deviations])
-    index = atomic_write_text(site_dir / "index.html", _page(f"fairstats \u2014 {experiment}", body, depth=0))
+                               _render("published-vs-reproduced.html", depth=1, pvr=pvr_context,
+                                       title=f"Published vs reproduced \u2014 {experiment}"))]
+    pages += [atomic_write_text(site_dir / st.page, _render("stage.html", depth=1, title=st.title, stage=st,
+                                                               experiment=experiment))
+              for st in built]
+    verdicts = [{"href": f"{st.page}#{t['anchor']}", "title": t["title"], "stage": st.name}
+                for st in built for t in st.tables if t["verdict"]]
+    index = _render("index.html", depth=0, title=f"fairstats \u2014 {experiment}", experiment=experiment,
+                    pvr=pvr_context, stages=built, verdicts=verdicts)
+    index = atomic_write_text(site_dir / "index.html", index)
     return SiteBuild(
         index=index,
         pages=tuple(sorted(pages)),
         stages=tuple(stages),
-        n_tables=sum(st.n_tables for st in built.values()),
-        n_figures=sum(st.n_figures for st in built.values()),
-        n_notebooks=sum(st.n_notebooks for st in built.values()),
-        n_published=n_published,
-        n_matching=n_matching,
+        n_tables=sum(len(st.tables) for st in built),
+        n_figures=sum(len(st.figures) for st in built),
+        n_notebooks=sum(len(st.notebooks) for st in built),
+        n_published=0 if pvr_context is None else pvr_context["n"],
+        n_matching=0 if pvr_context is None else pvr_context["k"],
     )

@@ -6,7 +6,7 @@ McNemar mid-p, fairness through awareness, bootstrap intervals and multiplicity 
 (``src/compendium``) uses this API and is not part of the library.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
@@ -20,3 +20,61 @@ from fairstats.multiplicity import adjust_pvalues, verdict_table  # noqa: E501, 
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, outcome_tests  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
+
+# The library's API: what `from fairstats import *` gives and what the API reference (docs/api.rst) documents.
+# tests/unit/test_public_api.py checks that every name here exists, is documented, and that no compendium
+# (paper-specific) name is exported.
+__all__ = [
+    "adjust_pvalues",
+    "adjusted_residuals",
+    "awareness_test",
+    "AwarenessResult",
+    "binary_cell_codes",
+    "bootstrap_cramers_v",
+    "bootstrap_disparity",
+    "calibration_independence_test",
+    "calibration_test",
+    "CalibrationIndependenceResult",
+    "CalibrationResult",
+    "confusion_counts",
+    "confusion_parity_error",
+    "confusion_ratios",
+    "confusion_table",
+    "confusion_table_from_codes",
+    "confusion_table_parquet",
+    "CramersVBootstrapResult",
+    "DisparityBootstrapResult",
+    "EmptyBinWarning",
+    "equal_confusion_test",
+    "equal_confusion_test_parquet",
+    "equal_confusion_test_table",
+    "EqualConfusionResult",
+    "fairness_through_awareness",
+    "fold_disparity",
+    "fold_ttest",
+    "FoldDisparityResult",
+    "FoldTTestResult",
+    "group_metrics",
+    "mahalanobis_whitening",
+    "MahalanobisWhitening",
+    "mcnemar_midp",
+    "mcnemar_midp_as_published",
+    "mcnemar_midp_table",
+    "McNemarResult",
+    "METRIC_DEFINITIONS",
+    "METRICS",
+    "nearest_other_group",
+    "Neighbours",
+    "OUTCOME_TESTS",
+    "outcome_tests",
+    "OutcomeTestsResult",
+    "paired_table",
+    "score_bins",
+    "SingularCovarianceWarning",
+    "SmallExpectedCountWarning",
+    "undefined_counts",
+    "UndefinedMetricWarning",
+    "UndefinedResampleWarning",
+    "verdict_table",
+    "well_calibration_test",
+]

@@ -1,54 +1,125 @@
-"""pyproject.toml and environment.yml pin the same packages at the same versions."""
+"""The environments agree: the lock file, its input, pyproject.toml's ranges, environment.yml and the venv.
+
+- ``requirements/compendium.lock.txt`` pins every package exactly, with hashes (what `make env` installs);
+- every exact pin of ``requirements/compendium.in`` is the lock's version (run `make lock` after editing it);
+- every locked version satisfies the library's ranges in ``pyproject.toml`` (core and extras), and the core
+  requires no workflow or model package;
+- ``environment.yml`` installs the same lock;
+- the running environment has the locked versions installed (a stale .venv shows up here: `make env`).
+"""
 
 import re
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import yaml
+from packaging.markers import Marker
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "requirements" / "compendium.lock.txt"
+INPUT = ROOT / "requirements" / "compendium.in"
+# Not in the library's core: the compendium's workflow, models and notebooks (issue 13).
+NOT_IN_CORE = {"snakemake", "xgboost", "scikit-learn", "papermill", "jupyter", "jupyter-client", "ipykernel",
+               "nbconvert", "matplotlib", "seaborn", "pyarrow"}
 
 
 def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _pyproject_pins() -> dict[str, str]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    specs = project["dependencies"] + [
-        d for group in project["optional-dependencies"].values() for d in group
-    ]
-    pins = {}
-    for spec in specs:
-        name, version = spec.split("==")
-        pins[_normalise(name)] = version
-    return pins
-
-
-def _conda_pins() -> dict[str, str]:
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    pins = {}
-    for dep in env["dependencies"]:
-        assert isinstance(dep, str), f"unexpected entry {dep!r} in environment.yml"
-        if dep.startswith("python"):
+def _lock_entries() -> list[tuple[str, str, str, list[str]]]:
+    """(name, version, marker, hashes) per requirement of the lock (a package may have several markers)."""
+    entries = []
+    for block in re.split(r"\n(?=\S)", LOCK.read_text(encoding="utf-8")):
+        first = block.splitlines()[0]
+        if first.startswith("#") or not first.strip():
             continue
-        name, version = dep.split("==")
-        pins[_normalise(name)] = version
+        m = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^\s;]+)(?: ; (.+?))? \\", first)
+        assert m, f"lock line not an exact pin: {first!r}"
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
+        entries.append((_normalise(m.group(1)), m.group(2), m.group(3) or "", hashes))
+    return entries
+
+
+def _applies(marker: str) -> bool:
+    return not marker or Marker(marker).evaluate()
+
+
+def _locked_here() -> dict[str, str]:
+    """The version the lock gives each package on this interpreter and platform."""
+    return {name: version for name, version, marker, _ in _lock_entries() if _applies(marker)}
+
+
+def _input_pins() -> dict[str, str | None]:
+    pins = {}
+    for line in INPUT.read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            req = Requirement(line)
+            spec = str(req.specifier)
+            pins[_normalise(req.name)] = spec[2:] if spec.startswith("==") else None
     return pins
 
 
-def test_every_dependency_is_pinned_exactly():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    for spec in project["dependencies"]:
-        assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.]*", spec), spec
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 
-def test_environment_yml_agrees_with_pyproject():
-    assert _conda_pins() == _pyproject_pins()
+def test_lock_pins_every_package_exactly_with_hashes():
+    entries = _lock_entries()
+    assert len(entries) > 100
+    for name, _, _, hashes in entries:
+        assert hashes, f"{name} has no --hash in the lock"
 
 
-def test_python_floor_agrees():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    floor = project["requires-python"].removeprefix(">=")
-    assert f"python>={floor}" in env["dependencies"]
+def test_lock_agrees_with_its_input():
+    locked = _locked_here()
+    for name, pin in _input_pins().items():
+        assert name in locked, f"{name} (requirements/compendium.in) is not in the lock: run `make lock`"
+        if pin is not None:
+            assert locked[name] == pin, f"{name}: compendium.in pins {pin}, the lock has {locked[name]}"
+
+
+def test_locked_versions_satisfy_the_library_ranges():
+    project = _project()
+    locked = _locked_here()
+    extras = project["optional-dependencies"].values()
+    specs = project["dependencies"] + [d for group in extras for d in group]
+    for spec in specs:
+        req = Requirement(spec)
+        name = _normalise(req.name)
+        assert name in locked, f"{name} (pyproject.toml) is not in the lock"
+        assert req.specifier.contains(locked[name]), f"lock has {name}=={locked[name]}, pyproject asks {spec}"
+
+
+def test_the_library_core_is_ranges_without_the_compendium():
+    core = [Requirement(spec) for spec in _project()["dependencies"]]
+    names = {_normalise(r.name) for r in core}
+    assert {"numpy", "scipy", "pandas", "statsmodels"} <= names
+    assert not names & NOT_IN_CORE, sorted(names & NOT_IN_CORE)
+    for req in core:
+        assert not str(req.specifier).startswith("=="), f"{req}: the library asks ranges, not exact pins"
+        assert any(s.operator == ">=" for s in req.specifier), f"{req}: give a lower bound"
+
+
+def test_environment_yml_installs_the_lock():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    pip = [d for d in env["dependencies"] if isinstance(d, dict)]
+    assert pip == [{"pip": ["-r requirements/compendium.lock.txt"]}]
+    floor = _project()["requires-python"].removeprefix(">=")
+    pythons = [d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    assert pythons and pythons[0].startswith(f"python>={floor}")
+
+
+def test_the_running_environment_has_the_locked_versions():
+    stale = {}
+    for name, version in _locked_here().items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = None
+        if installed != version:
+            stale[name] = (version, installed)
+    assert not stale, f"locked vs installed {stale}: run `make env` (or `make clean-env env`)"
