@@ -7,7 +7,7 @@ CORES  ?= all
 export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: reproduce test bench lint env clean-env
+.PHONY: reproduce test bench lint env clean-env docs
 
 # The environment is the lock file (exact versions and hashes of every package; requirements/compendium.in says
 # why each is there), then fairstats itself from this checkout and a path entry for src/compendium.
@@ -64,3 +64,10 @@ bench: $(STAMP)
 
 clean-env:
 	rm -rf $(VENV)
+
+# make docs: the API site (Sphinx, pydata-sphinx-theme, numpydoc) into docs/_build/html/, warnings as errors;
+# it includes the committed results site of the default experiment (results/default/report/) as compendium/.
+.PHONY: docs
+docs: $(STAMP)
+	rm -rf docs/_build docs/api/generated
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html

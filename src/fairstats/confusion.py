@@ -746,7 +746,7 @@ def equal_confusion_test(
     posthoc_alpha : float, default 0.05
         Family level of the residual analysis, Bonferroni-corrected over the q r cells.
     posthoc_strict_alpha : float, default 0.001
-        Level of the fixed strict cut-off (0.001 gives |R| > 3.29).
+        Level of the fixed strict cut-off (0.001 gives :math:`|R| > 3.29`).
     n_resamples : int, default 9999
         Monte-Carlo resamples of the permutation p-value.
     permutation : {"auto", "always", "never"}, default "auto"
