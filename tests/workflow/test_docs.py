@@ -18,9 +18,9 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-# Resources the docs may load from outside the site: MathJax (formulas; Sphinx's default) and, on the
-# compendium's notebook pages, nbconvert's MathJax and require.js.
-ALLOWED_EXTERNAL = ("https://cdn.jsdelivr.net/npm/mathjax@", "https://cdnjs.cloudflare.com/ajax/libs/")
+# Resources the docs may load from outside the site: none of their own (MathJax is served from the site,
+# sphinx-mathjax-offline); the compendium's notebook pages load nbconvert's MathJax and require.js.
+ALLOWED_EXTERNAL = ("https://cdnjs.cloudflare.com/ajax/libs/",)
 METHOD_PAGES = ("equal-confusion", "fold-tests", "calibration", "mcnemar", "awareness")
 
 
