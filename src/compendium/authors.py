@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compendium._checks import require_table
 from compendium.published import PVR_COLUMNS, matches_at_printed_precision
-from fairstats._validation import require_columns
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 from fairstats.ttests import fold_ttest
 
@@ -151,7 +151,7 @@ def _read_authors_csv(raw_dir: str | os.PathLike, key: str, columns: list[str]) 
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the authors' file {AUTHORS_FILES[key]!r} is missing from `raw_dir`")
     frame = pd.read_csv(path, index_col=0)
-    require_columns(frame, columns, where=str(path))
+    require_table(frame, columns, where=str(path))
     folds = frame.index.to_numpy()
     if not np.array_equal(folds, np.arange(len(frame))):
         raise ValueError(
@@ -441,7 +441,7 @@ def read_published_b(path: str | os.PathLike) -> pd.DataFrame:
     """
     path = Path(path)
     frame = pd.read_csv(path, comment="#", dtype=str, keep_default_na=False)
-    require_columns(frame, ["table", "row", "column", "published", "printed_row", "note"], where=str(path))
+    require_table(frame, ["table", "row", "column", "published", "printed_row", "note"], where=str(path))
     dup = frame.duplicated(["table", "row", "column"])
     if dup.any():
         row = frame.loc[dup].iloc[0]

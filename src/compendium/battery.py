@@ -84,6 +84,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from compendium._checks import require_table
 from compendium.authors import (
     AUTHORS_METRICS,
     MODELS,
@@ -97,7 +98,6 @@ from compendium.authors import (
     read_published_b,
 )
 from compendium.published import PVR_COLUMNS, matches_at_printed_precision
-from fairstats._validation import require_columns, require_frame
 from fairstats.awareness import nearest_other_group
 from fairstats.calibration import (
     calibration_independence_test,
@@ -294,8 +294,7 @@ def _plain(value: object) -> object:
 
 
 def _battery_iv(predictions, features, favorable, alpha, n_bins, source, protected, unprotected):
-    predictions = require_frame(predictions, name="predictions")
-    require_columns(predictions, _PREDICTION_COLUMNS, where="`predictions`")
+    predictions = require_table(predictions, _PREDICTION_COLUMNS, where="`predictions`", nonempty=True)
     for column in _PREDICTION_COLUMNS:
         isna = predictions[column].isna().to_numpy()
         if isna.any():
@@ -757,8 +756,7 @@ def align_battery(battery: pd.DataFrame) -> pd.DataFrame:
     ValueError
         A column of :data:`BATTERY_COLUMNS`' t-test part is missing, or an unknown column is present.
     """
-    battery = require_frame(battery, name="battery")
-    require_columns(battery, AUTHORS_COLUMNS, where="`battery`")
+    battery = require_table(battery, AUTHORS_COLUMNS, where="`battery`", nonempty=True)
     unknown = [c for c in battery.columns if c not in BATTERY_COLUMNS]
     if unknown:
         raise ValueError(f"`battery`: unknown column {unknown[0]!r}")

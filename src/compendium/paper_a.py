@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_score, recall_score
 
+from compendium._checks import require_table
 from compendium.published import PVR_COLUMNS, matches_at_printed_precision
-from fairstats._validation import require_columns, require_frame, require_no_nan
 from fairstats.confusion import EqualConfusionResult, equal_confusion_test
 
 __all__ = [
@@ -99,9 +99,7 @@ def crosstab_with_shares(
         percentages of the grand total (not rounded; the paper prints whole numbers). The ``"%"``/``"%"``
         corner is NaN (printed empty).
     """
-    data = require_frame(data)
-    require_columns(data, [rows, columns], where="`data`")
-    require_no_nan(data, [rows, columns], where="`data`")
+    data = require_table(data, [rows, columns], where="`data`", nonempty=True, complete=True)
     counts = pd.crosstab(data[rows], data[columns])
     r_order = list(row_order) if row_order is not None else sorted(counts.index)
     c_order = list(column_order) if column_order is not None else sorted(counts.columns)
@@ -151,9 +149,7 @@ def headline_numbers(data: pd.DataFrame, *, y_true: str, y_pred: str) -> dict[st
         ``cases``, ``predicted positive``, ``actual positive``, ``true positive`` (counts) and ``accuracy``,
         ``precision``, ``recall`` in percent (scikit-learn's metrics times 100, not rounded).
     """
-    data = require_frame(data)
-    require_columns(data, [y_true, y_pred], where="`data`")
-    require_no_nan(data, [y_true, y_pred], where="`data`")
+    data = require_table(data, [y_true, y_pred], where="`data`", nonempty=True, complete=True)
     yt, yp = data[y_true].to_numpy(), data[y_pred].to_numpy()
     tn, fp, fn, tp = confusion_matrix(yt, yp, labels=[0, 1]).ravel()
     return {
@@ -335,7 +331,7 @@ def published_vs_reproduced_a(
     ValueError
         A published row this function does not know how to reproduce (naming table, row and column).
     """
-    require_columns(published, ["table", "row", "column", "published"], where="`published`")
+    require_table(published, ["table", "row", "column", "published"], where="`published`")
     tables = {
         "III": crosstab_with_shares(data, rows="race", columns="sex").set_index("race"),
         "IV": overall_confusion(data, y_true=y_true, y_pred=y_pred).set_index(y_pred),

@@ -31,7 +31,7 @@ from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
-from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
+from fairstats._validation import as_list, checked_frame
 
 __all__ = [
     "BINARY_CELLS",
@@ -155,11 +155,8 @@ def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]
 
 
 def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
-    data = require_frame(data, name="data")
     group_columns = _column_names_iv(group, y_true, y_pred)
-    columns = [*group_columns, y_true, y_pred]
-    require_columns(data, columns, where="`data`")
-    require_no_nan(data, columns, where="`data`")
+    data = checked_frame(data, [*group_columns, y_true, y_pred]).frame
 
     # Groups: every combination of the listed columns' values, in sorted order (empty ones dropped below).
     levels = [_sorted_unique(data[c], name="group", column=c) for c in group_columns]

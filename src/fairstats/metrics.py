@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import require_columns, require_frame, require_no_nan
+from fairstats._validation import checked_frame, require_columns, require_frame
 
 __all__ = [
     "CELLS",
@@ -122,7 +122,6 @@ def _counts_iv(
     by: Sequence[str],
     favorable: object,
 ) -> tuple[pd.DataFrame, list[str]]:
-    data = require_frame(data)
     if isinstance(by, str):
         by = (by,)
     if not isinstance(by, Sequence) or not all(isinstance(b, str) for b in by):
@@ -144,8 +143,7 @@ def _counts_iv(
     if len(set(strata)) != len(strata):
         raise ValueError(f"stratum columns repeat: {strata!r}")
     columns = [*strata, group, y_true, y_pred, *([y_score] if y_score is not None else [])]
-    require_columns(data, columns)
-    require_no_nan(data, columns)
+    data = checked_frame(data, columns, where="data").frame
     if y_score is not None:
         score = data[y_score]
         if not pd.api.types.is_numeric_dtype(score):

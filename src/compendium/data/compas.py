@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import require_columns, require_values
+from compendium._checks import require_table, require_values
 
 __all__ = [
     "COMPAS_FILES",
@@ -205,7 +205,7 @@ def _filter_compas_iv(
         "id", "sex", "race", "age_cat", "days_b_screening_arrest", "is_recid", "c_charge_degree",
         "two_year_recid", score_column, decile_column,
     ]  # fmt: skip
-    require_columns(frame, needed, where=f"{where} (outcome {outcome!r})")
+    require_table(frame, needed, where=f"{where} (outcome {outcome!r})")
     return (
         frame,
         where,

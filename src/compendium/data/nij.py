@@ -43,7 +43,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import require_columns, require_frame
+from compendium._checks import require_table
 
 __all__ = [
     "BOOLEAN_COLUMNS",
@@ -502,7 +502,7 @@ def _official_columns(raw: pd.DataFrame, *, where: str) -> pd.DataFrame:
         else:
             unexpected.append(str(c))
     raw = raw.rename(columns=renamed)
-    require_columns(raw, OFFICIAL_COLUMNS, where=where)
+    require_table(raw, OFFICIAL_COLUMNS, where=where)
     if unexpected:
         raise ValueError(
             f"{where}: unexpected column(s) {unexpected} (the official NIJ file has these 54: "
@@ -614,8 +614,7 @@ def validate_table(table: pd.DataFrame, *, name: str = "table") -> pd.DataFrame:
 
     Returns the table unchanged; raises ``TypeError``/``ValueError`` naming the column and value otherwise.
     """
-    require_frame(table, name=name)
-    require_columns(table, TABLE_COLUMNS, where=f"`{name}`")
+    require_table(table, TABLE_COLUMNS, where=f"`{name}`", nonempty=True)
     for col, levels in CATEGORIES.items():
         s = table[col]
         if not isinstance(s.dtype, pd.CategoricalDtype):
@@ -748,7 +747,7 @@ def _flip_race_iv(X: pd.DataFrame, features: str) -> None:
         raise TypeError(f"`X` must be a pandas DataFrame, got {type(X).__name__}")
     if features not in FEATURE_SETS:
         raise ValueError(f"`features` must be one of {list(FEATURE_SETS)}, got {features!r}")
-    require_columns(X, RACE_COLUMNS, where="`X`")
+    require_table(X, RACE_COLUMNS, where="`X`")
     race = X[list(RACE_COLUMNS)].to_numpy()
     ok = np.isin(race, [0, 1]).all(axis=1) & (race.sum(axis=1) == 1)
     if not ok.all():
