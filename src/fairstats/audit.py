@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats import __version__
+from fairstats._validation import CheckedFrame, checked_frame
 from fairstats.audit_report import _SMALL, _figures, _report, _summary, markdown_to_html
 from fairstats.bootstrap import bootstrap_cramers_v
 from fairstats.calibration import calibration_independence_test
@@ -202,6 +203,8 @@ class _Prepared:
     labels: tuple[str, str]  # (favourable, other) as text
     binary01: bool  # the labels are 0/1: the confusion cells are TP, FN, FP, TN with 1 = positive
     groupings: tuple[tuple[str, ...], ...]
+    # the same frame checked once (every column present, no NaN): what the library functions get
+    checked: CheckedFrame
 
 
 def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
@@ -323,7 +326,8 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
     groupings = [(g,) for g in options.groups]
     if len(options.groups) > 1:
         groupings.append(tuple(options.groups))
-    return _Prepared(data=frame, labels=(favorable, other), binary01=binary01, groupings=tuple(groupings))
+    return _Prepared(data=frame, labels=(favorable, other), binary01=binary01, groupings=tuple(groupings),
+                     checked=checked_frame(frame, list(frame.columns)))
 
 # --------------------------------------------------------------------------------------------------------
 # the analysis
@@ -365,7 +369,7 @@ def _equal_confusion(
     name = " x ".join(grouping)
     group = list(grouping) if len(grouping) > 1 else grouping[0]
     res = equal_confusion_test(
-        prep.data,
+        prep.checked,
         group=group,
         y_true="y_true",
         y_pred="y_pred",
@@ -375,7 +379,7 @@ def _equal_confusion(
         rng=_rng(options.seed, "permutation", name),
     )
     v = bootstrap_cramers_v(
-        prep.data,
+        prep.checked,
         group=group,
         y_true="y_true",
         y_pred="y_pred",
@@ -432,7 +436,7 @@ def _equal_confusion(
 def _reference(
     prep: _Prepared, grouping: tuple[str, ...], acc: _Collected
 ) -> tuple[str, list[str], pd.Series]:
-    labels = group_labels(prep.data, list(grouping))
+    labels = group_labels(prep.checked, list(grouping))
     order = [str(g) for g in acc.results[" x ".join(grouping)].observed.index]
     sizes = labels.value_counts()
     biggest = max(order, key=lambda g: (int(sizes.get(g, 0)), -order.index(g)))
@@ -450,7 +454,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
     for g in others:
         if options.fold is None:
             res = outcome_tests(
-                prep.data,
+                prep.checked,
                 group=group,
                 y_true="y01",
                 y_pred="p01",
@@ -501,7 +505,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
             metrics = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
             definition = {m: next(t for t in tests if m in OUTCOME_TESTS[t]) for m in metrics}
             res = fold_disparity(
-                prep.data,
+                prep.checked,
                 group=group,
                 y_true="y01",
                 y_pred="p01",

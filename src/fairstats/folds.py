@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._validation import level_iv, require_columns, require_frame, require_no_nan
+from fairstats._validation import checked_frame, level_iv
 from fairstats.groups import _prepare_iv
 from fairstats.metrics import group_metrics
 from fairstats.ttests import ALTERNATIVES, fold_ttest
@@ -113,9 +113,9 @@ def fold_disparity(
     """
     if not isinstance(fold, str):
         raise TypeError(f"`fold` must be one column name, got {fold!r}")
-    require_columns(require_frame(data), [fold], where="`data`")
-    require_no_nan(data, [fold], where="`data`")
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    checked = checked_frame(data, [fold])
+    prep = _prepare_iv(checked, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    data = prep.data.frame
     if alternative not in ALTERNATIVES:
         raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
     alpha = level_iv(alpha, "alpha")

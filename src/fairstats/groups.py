@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
+from fairstats._validation import CheckedFrame, as_list, checked_frame
 from fairstats.metrics import METRICS, group_metrics
 
 __all__ = ["group_labels"]
@@ -45,10 +45,8 @@ def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
     ValueError
         A column is missing or holds NaN.
     """
-    data = require_frame(data)
     columns = as_list(group, name="group")
-    require_columns(data, columns, where="`data`")
-    require_no_nan(data, columns, where="`data`")
+    data = checked_frame(data, columns).frame
     labels = data[columns[0]].astype(str).astype(object)
     for column in columns[1:]:
         labels = labels + " - " + data[column].astype(str).astype(object)
@@ -69,6 +67,7 @@ def _ordered_groups(data: pd.DataFrame, columns: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class _Prepared:
+    data: CheckedFrame  # the user's frame, its used columns checked: pass it on, not the bare frame
     columns: list[str]
     labels: pd.Series
     group_a: str
@@ -82,7 +81,6 @@ class _Prepared:
 
 def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable, *, where="`data`"):
     """Shared validation of the two-group functions; returns the rows' cells and the two groups' masks."""
-    data = require_frame(data)
     columns = as_list(group, name="group")
     for name, value in (("y_true", y_true), ("y_pred", y_pred)):
         if not isinstance(value, str):
@@ -90,8 +88,8 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     if y_score is not None and not isinstance(y_score, str):
         raise TypeError(f"`y_score` must be a column name or None, got {y_score!r}")
     used = [*columns, y_true, y_pred, *([y_score] if y_score is not None else [])]
-    require_columns(data, used, where=where)
-    require_no_nan(data, used, where=where)
+    checked = checked_frame(data, used, where=where)
+    data = checked.frame
     if favorable not in (0, 1):
         raise ValueError(
             f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
@@ -100,7 +98,7 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     label_column = "__fairstats_group__"
     frame = pd.DataFrame(
         {
-            label_column: group_labels(data, columns).to_numpy(),
+            label_column: group_labels(checked, columns).to_numpy(),
             "y_true": data[y_true].to_numpy(),
             "y_pred": data[y_pred].to_numpy(),
         },
@@ -154,13 +152,14 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
                 raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {list(METRICS)}")
             if m in _SCORE_METRICS and y_score is None:
                 raise ValueError(f"`metrics`: {m!r} needs `y_score`")
-    labels = group_labels(data, columns)
+    labels = group_labels(checked, columns)
     true_fav = (data[y_true] == favorable).to_numpy()
     pred_fav = (data[y_pred] == favorable).to_numpy()
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3)).astype(np.int64)
     score = data[y_score].to_numpy(dtype=float) if y_score is not None else None
     values = labels.to_numpy()
     return _Prepared(
+        data=checked,
         columns=columns,
         labels=labels,
         group_a=group_a,

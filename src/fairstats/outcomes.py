@@ -178,12 +178,14 @@ def outcome_tests(
     needed = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
     alpha = level_iv(alpha, "alpha")
     alternatives = _alternatives_iv(alternative, needed)
+    # validated once here; the bootstrap gets the checked data and the two groups found
+    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
     boot = bootstrap_disparity(
-        data,
+        prep.data,
         group=group,
         y_true=y_true,
         y_pred=y_pred,
-        groups=groups,
+        groups=(prep.group_a, prep.group_b),
         y_score=y_score,
         metrics=needed,
         favorable=favorable,
@@ -193,7 +195,6 @@ def outcome_tests(
         rng=rng,
         warn=warn,
     )
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, (boot.group_a, boot.group_b), needed, favorable)
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
         counts[name] = np.bincount(prep.cell[mask], minlength=4).astype(float)
