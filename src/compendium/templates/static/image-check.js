@@ -1,5 +1,6 @@
 // Marks the page when every image has loaded, so a headless browser can check it from the DOM
-// (the same check as the compendium's results site; tests/workflow/test_docs.py reads it).
+// (tests/workflow/browser.py reads it). Inlined in every page of the compendium's results site
+// (base.html) and served by the API docs (docs/conf.py).
 window.addEventListener("load", function () {
   var imgs = Array.prototype.slice.call(document.images);
   var broken = imgs.filter(function (i) { return !i.complete || i.naturalWidth === 0; });
