@@ -17,6 +17,7 @@ every output is built in a temporary folder that replaces ``--out`` only when th
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -211,7 +212,22 @@ def _audit_main(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
+AUDIT_EXTRA = ("matplotlib", "seaborn", "jinja2", "mistune", "tqdm")
+
+
+def _audit_extra_iv() -> None:
+    """Stop before reading anything when the ``[audit]`` extra is missing (find_spec imports nothing)."""
+    missing = [name for name in AUDIT_EXTRA if importlib.util.find_spec(name) is None]
+    if missing:
+        raise AuditError(
+            f"the audit needs the packages of the fairstats[audit] extra, missing here: {', '.join(missing)};"
+            " install them with: pip install 'fairstats[audit]'"
+        )
+
+
 def _options_iv(args: argparse.Namespace) -> AuditOptions:
+    _audit_extra_iv()
     groups = tuple(args.group)
     dup = sorted({g for g in groups if groups.count(g) > 1})
     if dup:

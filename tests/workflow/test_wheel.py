@@ -152,6 +152,14 @@ def test_installed_alone_it_brings_no_workflow_and_the_test_works(fresh_venv, tm
     assert out["statistic"] == pytest.approx(stat, rel=1e-12)
     assert out["pvalue"] == pytest.approx(pvalue, rel=1e-9)
 
+    # without the [audit] extra, `fairstats audit` stops at once and says what to install; nothing written
+    argv = ["audit", "data.csv", "--group", "g", "--y-true", "y", "--y-pred", "p", "--out", "audit"]
+    res = subprocess.run([str(fresh_venv / "bin" / "fairstats"), *argv], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "pip install 'fairstats[audit]'" in res.stderr and "matplotlib" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "audit").exists()
+
 
 def test_audit_works_with_the_audit_extra(fresh_venv, wheel, wheelhouse, tmp_path):
     python = fresh_venv / "bin" / "python"
