@@ -1,8 +1,8 @@
 """Cramér's V of the equal confusion table with a confidence interval that keeps its coverage near 0.
 
 :func:`cramers_v_interval` inverts the noncentral chi-squared test for the noncentrality λ of the table's
-Pearson statistic (Steiger and Fouladi 1997; Smithson 2003) and maps λ to V. Unlike a bootstrap interval of the
-plain V, which is biased upward and bounded at 0 (BCa on it can exclude its own estimate), this interval
+Pearson statistic (Steiger and Fouladi 1997; Smithson 2003) and maps λ to V. Unlike a bootstrap interval of
+the plain V, which is biased upward and bounded at 0 (BCa on it can exclude its own estimate), this interval
 covers V = 0 and small V at (at least) its nominal level, and always contains its bias-corrected estimate.
 """
 
@@ -185,9 +185,9 @@ def cramers_v_interval(
     note = ""
     if not low <= statistic <= high:
         note = (
-            f"the plain V {statistic:.3g} lies outside the interval: with {df} degrees of freedom it is biased "
-            f"upward (chi-squared is {df} on average when the groups do not differ); the interval is for the "
-            f"population V, around the bias-corrected {estimate:.3g}"
+            f"the plain V {statistic:.3g} lies outside the interval: with {df} degrees of freedom it is "
+            f"biased upward (chi-squared is {df} on average when the groups do not differ); the interval "
+            f"is for the population V, around the bias-corrected {estimate:.3g}"
         )
     return CramersVIntervalResult(
         statistic=statistic,

@@ -1,6 +1,7 @@
 """The equal confusion test, parity error and residuals on each NIJ model's out-of-fold predictions (race and
-race x gender), with bootstrap intervals for Cramér's V and for the White - Black disparities of each model.
-Thin adapter over fairstats.confusion and fairstats.bootstrap."""
+race x gender), with the noncentral chi-squared interval of Cramér's V and bootstrap intervals for the
+White - Black disparities of each model. Thin adapter over fairstats.confusion, fairstats.cramers_v and
+fairstats.bootstrap."""
 
 import logging
 import warnings
@@ -10,8 +11,8 @@ import pandas as pd
 
 from compendium.crossval import read_predictions
 from fairstats.bootstrap import bootstrap_disparity
-from fairstats.cramers_v import cramers_v_interval
 from fairstats.confusion import equal_confusion_test
+from fairstats.cramers_v import cramers_v_interval
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
