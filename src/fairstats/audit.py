@@ -3,17 +3,19 @@
 :func:`run_audit` reads one row per person (:func:`read_predictions_file`), checks the columns, runs
 paper A's equal confusion test and residuals for each grouping and paper B's outcome-based tests between each
 group and the largest group (bootstrap intervals, or the corrected t over folds), adjusts for multiple
-testing, and writes the tables and the report (:mod:`fairstats.audit_report`) into a temporary folder
-that replaces ``--out`` only when everything succeeded.
+testing, and writes the tables and the report (:mod:`fairstats.audit_report`) into a work folder that
+replaces ``--out`` only when everything succeeded (:mod:`fairstats.audit_folder`: only files an audit wrote
+are ever replaced).
+
+Group columns are read as text, as written in the file (``01`` and ``1``, ``NA`` and ``None`` are groups of
+their own); the audit's internal columns never share a name with the user's.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
-import shutil
+import re
 import sys
-import tempfile
 import warnings
 import zlib
 from collections.abc import Sequence
@@ -23,22 +25,31 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats import __version__
 from fairstats._validation import CheckedFrame, checked_frame
-from fairstats.audit_report import _SMALL, _figures, _report, _summary, markdown_to_html
-from fairstats.bootstrap import bootstrap_cramers_v
+from fairstats.audit_folder import OutFolderError, check_out_folder, discard, new_work_folder, swap_into_place
+from fairstats.audit_report import _SMALL, _figures, _summary, markdown_table, write_report
 from fairstats.calibration import calibration_independence_test
 from fairstats.confusion import equal_confusion_test
+from fairstats.cramers_v import cramers_v_interval
 from fairstats.folds import fold_disparity
 from fairstats.groups import group_labels
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import OUTCOME_TESTS, outcome_tests
-from fairstats.reporting import atomic_write_text, one_line, to_markdown
+from fairstats.reporting import atomic_write_text, one_line
 
-__all__ = ["AuditError", "AuditOptions", "AuditResult", "read_predictions_file", "run_audit"]
+__all__ = [
+    "AuditError",
+    "AuditOptions",
+    "AuditResult",
+    "GroupWhitespaceWarning",
+    "read_predictions_file",
+    "run_audit",
+]
 
-#: File written into every audit folder; an existing ``--out`` folder is replaced only if it has one.
-MARKER = ".fairstats-audit"
+#: Bounds of ``--n-resamples``: fewer resamples give no usable 95% interval or permutation p-value; more
+#: than the maximum take hours and gigabytes without changing the result.
+MIN_RESAMPLES = 99
+MAX_RESAMPLES = 1_000_000
 
 #: Columns of ``equal_confusion.csv`` (first, in this order) and of ``residuals.csv``.
 EQUAL_CONFUSION_COLUMNS = [
@@ -97,8 +108,13 @@ _AUDIT_TESTS = (
 )
 _SCORE_TESTS = ("balance_positive_class", "balance_negative_class")
 
+
 class AuditError(ValueError):
     """Bad input to ``fairstats audit``: the message is printed as one line and the exit status is 2."""
+
+
+class GroupWhitespaceWarning(UserWarning):
+    """Group values that differ only in surrounding white space (``" Male"``, ``"Male"``): separate groups."""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -127,8 +143,31 @@ def _is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq")
 
 
-def read_predictions_file(path: Path) -> pd.DataFrame:
-    """Read a CSV or parquet file of predictions; raise :class:`AuditError` naming the file on failure."""
+def _duplicated_iv(columns: Sequence[object], path: Path) -> None:
+    names = [str(c) for c in columns]
+    dup = next((c for i, c in enumerate(names) if c in names[:i]), None)
+    if dup is not None:
+        raise AuditError(f"{str(path)!r}: column name {dup!r} occurs more than once in the header")
+
+
+def _read_csv(path: Path, text_columns: Sequence[str]) -> pd.DataFrame:
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    _duplicated_iv(header.iloc[0].tolist() if len(header) else [], path)
+    data = pd.read_csv(path)
+    text = [c for c in text_columns if c in data.columns]
+    if text:  # as written: no number or NA inference ("01" is not "1", "NA" is a group); empty is missing
+        raw = pd.read_csv(path, usecols=text, dtype=str, keep_default_na=False, na_values=[""])
+        for column in text:
+            data[column] = raw[column].astype(object).where(raw[column].notna(), np.nan)
+    return data
+
+
+def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
+    """Read a CSV or parquet file of predictions; raise :class:`AuditError` naming the file on failure.
+
+    ``text_columns`` of a CSV file are read as text, as written (no number or NA inference; an empty field
+    is missing). A header naming a column twice is refused.
+    """
     if not path.exists():
         raise AuditError(f"file {str(path)!r} not found")
     if path.is_dir():
@@ -136,8 +175,9 @@ def read_predictions_file(path: Path) -> pd.DataFrame:
     try:
         if _is_parquet(path):
             data = pd.read_parquet(path)
+            _duplicated_iv(data.columns, path)
         else:
-            data = pd.read_csv(path)
+            data = _read_csv(path, text_columns)
     except pd.errors.EmptyDataError:
         raise AuditError(f"{str(path)!r} is empty") from None
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:
@@ -197,17 +237,58 @@ def _favorable_text(text: str, found: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class _Prepared:
-    data: (
-        pd.DataFrame
-    )  # the audit frame: group columns, y_true, y_pred (original or text), y01, p01, score, fold
+    data: pd.DataFrame  # the audit frame: the group columns (text) and the internal columns of `cols`
     labels: tuple[str, str]  # (favourable, other) as text
     binary01: bool  # the labels are 0/1: the confusion cells are TP, FN, FP, TN with 1 = positive
     groupings: tuple[tuple[str, ...], ...]
     # the same frame checked once (every column present, no NaN): what the library functions get
     checked: CheckedFrame
+    cols: dict[str, str]  # role (y_true, y_pred, y01, p01, score, fold) -> internal column, never a group's
+
+
+def _internal_names(groups: Sequence[str]) -> dict[str, str]:
+    """Names of the internal columns that differ from every group column (``--group fold`` stays a group)."""
+    taken = set(groups)
+    names = {}
+    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold"):
+        name = f"__fairstats_{role}"
+        while name in taken:
+            name = "_" + name
+        taken.add(name)
+        names[role] = name
+    return names
+
+
+def _whitespace_variants(data: pd.DataFrame, column: str) -> str | None:
+    """The groups of ``column`` that differ only in surrounding white space, with their counts."""
+    counts = data[column].astype(str).value_counts(sort=False)
+    stripped = pd.Series(counts.index.str.strip(), index=counts.index)
+    clashes = [
+        sorted(names) for _, names in stripped.groupby(stripped, sort=True).groups.items() if len(names) > 1
+    ]
+    if not clashes:
+        return None
+    pieces = "; ".join(", ".join(f"{n!r} ({int(counts[n]):,})" for n in names) for names in clashes)
+    return (
+        f"--group {column!r}: values that differ only in surrounding white space are audited as separate "
+        f"groups: {pieces}"
+    )
+
+
+def _folds_iv(folds: pd.Series, option_column: str) -> None:
+    sizes = folds.astype(str).value_counts()
+    if len(sizes) < 2:
+        raise AuditError(f"--fold: column {option_column!r} has a single fold; the fold-based tests need two")
+    if int(sizes.max()) == 1:
+        raise AuditError(
+            f"--fold: column {option_column!r} has one row per fold ({len(sizes):,} folds for {len(folds):,} "
+            "rows): it looks like a row id, not a cross-validation fold; name the fold column or leave out "
+            "--fold"
+        )
 
 
 def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
+    cols = _internal_names(options.groups)
     columns = [str(c) for c in data.columns]
     data = data.copy()
     data.columns = columns
@@ -238,6 +319,9 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
                 f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
                 "an audit compares at least two groups"
             )
+        variants = _whitespace_variants(data, column)
+        if variants:
+            warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = _label_text(data[options.y_true]), _label_text(data[options.y_pred])
@@ -295,13 +379,13 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
     for column in options.groups:
         frame[column] = data[column].to_numpy()
     if binary01:
-        frame["y_true"] = text_true.astype(np.int64)
-        frame["y_pred"] = text_pred.astype(np.int64)
+        frame[cols["y_true"]] = text_true.astype(np.int64)
+        frame[cols["y_pred"]] = text_pred.astype(np.int64)
     else:
-        frame["y_true"] = text_true
-        frame["y_pred"] = text_pred
-    frame["y01"] = (text_true == favorable).astype(np.int64)
-    frame["p01"] = (text_pred == favorable).astype(np.int64)
+        frame[cols["y_true"]] = text_true
+        frame[cols["y_pred"]] = text_pred
+    frame[cols["y01"]] = (text_true == favorable).astype(np.int64)
+    frame[cols["p01"]] = (text_pred == favorable).astype(np.int64)
     if options.y_score is not None:
         score = data[options.y_score]
         if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
@@ -315,19 +399,23 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
                 f"found {float(values[first]):g} on "
                 f"{_where(data, first, options)}"
             )
-        frame["score"] = values
+        frame[cols["score"]] = values
     if options.fold is not None:
         folds = data[options.fold]
-        if folds.nunique() < 2:
-            raise AuditError(
-                f"--fold: column {options.fold!r} has a single fold; the fold-based tests need two"
-            )
-        frame["fold"] = folds.to_numpy()
+        _folds_iv(folds, options.fold)
+        frame[cols["fold"]] = folds.to_numpy()
     groupings = [(g,) for g in options.groups]
     if len(options.groups) > 1:
         groupings.append(tuple(options.groups))
-    return _Prepared(data=frame, labels=(favorable, other), binary01=binary01, groupings=tuple(groupings),
-                     checked=checked_frame(frame, list(frame.columns)))
+    return _Prepared(
+        data=frame,
+        labels=(favorable, other),
+        binary01=binary01,
+        groupings=tuple(groupings),
+        checked=checked_frame(frame, list(frame.columns)),
+        cols=cols,
+    )
+
 
 # --------------------------------------------------------------------------------------------------------
 # the analysis
@@ -361,6 +449,7 @@ class AuditResult:
     notes: tuple[str, ...]
     summary: str
     out: Path
+    warnings: tuple[str, ...] = ()  # warnings about the input (GroupWhitespaceWarning), printed to stderr
 
 
 def _equal_confusion(
@@ -371,22 +460,14 @@ def _equal_confusion(
     res = equal_confusion_test(
         prep.checked,
         group=group,
-        y_true="y_true",
-        y_pred="y_pred",
+        y_true=prep.cols["y_true"],
+        y_pred=prep.cols["y_pred"],
         alpha=options.alpha,
         posthoc_alpha=options.alpha,
         n_resamples=options.n_resamples,
         rng=_rng(options.seed, "permutation", name),
     )
-    v = bootstrap_cramers_v(
-        prep.checked,
-        group=group,
-        y_true="y_true",
-        y_pred="y_pred",
-        n_resamples=options.n_resamples,
-        rng=_rng(options.seed, "cramers_v", name),
-        warn=False,
-    )
+    v = cramers_v_interval(prep.data, group=group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"])
     acc.results[name] = res
     acc.cramers[name] = v
     acc.equal.append(
@@ -401,8 +482,10 @@ def _equal_confusion(
             "cochran_ok": res.cochran_ok,
             "pvalue_permutation": res.pvalue_permutation,
             "n_resamples_permutation": res.n_resamples,
+            "cramers_v_estimate": v.estimate,
             "cramers_v_ci_low": v.ci_low,
             "cramers_v_ci_high": v.ci_high,
+            "cramers_v_note": v.note,
             "effect_size": res.effect_size,
             "n_groups": int(res.observed.shape[0]),
             "n_cells": int(res.observed.shape[1]),
@@ -449,15 +532,15 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
     name = " x ".join(grouping)
     group = list(grouping) if len(grouping) > 1 else grouping[0]
     reference, others, labels = _reference(prep, grouping, acc)
-    y_score = "score" if options.y_score is not None else None
+    y_score = prep.cols["score"] if options.y_score is not None else None
     tests = list(_AUDIT_TESTS) + (list(_SCORE_TESTS) if y_score else [])
     for g in others:
         if options.fold is None:
             res = outcome_tests(
                 prep.checked,
                 group=group,
-                y_true="y01",
-                y_pred="p01",
+                y_true=prep.cols["y01"],
+                y_pred=prep.cols["p01"],
                 groups=(g, reference),
                 y_score=y_score,
                 tests=tests,
@@ -507,9 +590,9 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
             res = fold_disparity(
                 prep.checked,
                 group=group,
-                y_true="y01",
-                y_pred="p01",
-                fold="fold",
+                y_true=prep.cols["y01"],
+                y_pred=prep.cols["p01"],
+                fold=prep.cols["fold"],
                 groups=(g, reference),
                 y_score=y_score,
                 metrics=metrics,
@@ -551,8 +634,8 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                 warnings.simplefilter("always")
                 try:
                     cal = calibration_independence_test(
-                        prep.data["y01"].to_numpy(),
-                        prep.data["score"].to_numpy(),
+                        prep.data[prep.cols["y01"]].to_numpy(),
+                        prep.data[prep.cols["score"]].to_numpy(),
                         labels.to_numpy(),
                         protected=g,
                         unprotected=reference,
@@ -611,43 +694,59 @@ def _finish_tests(acc: _Collected, alpha: float) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _move_into_place(tmp: Path, out: Path) -> None:
-    out = out.absolute()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if out.exists():
-        backup = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.old-"))
-        backup.rmdir()
-        os.replace(out, backup)
-        try:
-            shutil.move(str(tmp), str(out))
-        except BaseException:
-            os.replace(backup, out)
-            raise
-        shutil.rmtree(backup, ignore_errors=True)
-    else:
-        shutil.move(str(tmp), str(out))
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with text cells that a spreadsheet would run as a formula prefixed by ``'``.
+
+    A text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and not a plain number
+    (``-1``, ``+0.5``), gets a leading apostrophe (OWASP, "CSV Injection"): spreadsheets then show it as text.
+    Numbers and other text are unchanged. The CSV files are the only outputs changed this way; the Markdown
+    tables and the report show the value as written (as code).
+    """
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+
+        def safe(v: object) -> object:
+            if isinstance(v, str) and v.startswith(_FORMULA_START) and not _NUMBER.match(v):
+                return "'" + v
+            return v
+
+        out[column] = values.map(safe).astype(object)
+    return out
 
 
 def run_audit(options: AuditOptions) -> AuditResult:
     """Run the whole audit and write its outputs into ``options.out`` (replacing an earlier audit there).
 
-    Everything is built in a temporary folder; ``options.out`` changes only when every step succeeded.
+    Everything is built in a work folder; ``options.out`` changes only when every step succeeded, and only
+    if it is new, empty, or an earlier audit's folder holding nothing but the files that audit wrote
+    (:func:`fairstats.audit_folder.check_out_folder`).
 
     Raises
     ------
     AuditError, ValueError, TypeError
-        Bad input; nothing is written.
+        Bad input, or an ``--out`` the audit may not replace; nothing is written.
     """
-    data = read_predictions_file(options.predictions)
-    prep = _prepare(data, options)
-    out = options.out
-    parent = out.absolute().parent
-    tmp = Path(tempfile.mkdtemp(dir=parent if parent.is_dir() else None, prefix=f".{out.name}.fairstats-"))
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp.chmod(0o777 & ~umask)
     try:
-        acc = _Collected()
+        target = check_out_folder(options.out, inputs=(options.predictions,))
+    except OutFolderError as err:
+        raise AuditError(str(err)) from None
+    data = read_predictions_file(options.predictions, text_columns=options.groups)
+    acc = _Collected()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prep = _prepare(data, options)
+    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
+    acc.notes.extend(warned)
+    out = options.out
+    tmp = new_work_folder(target)
+    try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for grouping in prep.groupings:
@@ -666,6 +765,11 @@ def run_audit(options: AuditOptions) -> AuditResult:
                 for grouping in prep.groupings:
                     _disparities(prep, grouping, options, acc, bar)
             tests = _finish_tests(acc, options.alpha)
+            if options.fold is not None and len(tests) and not tests["pvalue"].notna().any():
+                raise AuditError(
+                    f"--fold {options.fold!r}: no comparison could be tested: no group and reference have "
+                    "metrics in two or more common folds; check the fold column"
+                )
             equal = pd.DataFrame(acc.equal)
             equal = equal[
                 EQUAL_CONFUSION_COLUMNS + [c for c in equal.columns if c not in EQUAL_CONFUSION_COLUMNS]
@@ -680,17 +784,25 @@ def run_audit(options: AuditOptions) -> AuditResult:
                 acc.notes.append(one_line(w.message))
         notes = tuple(dict.fromkeys(acc.notes))
         for frame, name in ((equal, "equal_confusion"), (residuals, "residuals"), (tests, "tests")):
-            atomic_write_text(tmp / f"{name}.csv", frame.to_csv(index=False, lineterminator="\n"))
-            atomic_write_text(tmp / f"{name}.md", to_markdown(frame, digits=4))
-        report = _report(options, prep, acc, equal, residuals, tests, figures)
-        atomic_write_text(tmp / "report.md", report)
-        atomic_write_text(tmp / "report.html", markdown_to_html(report))
-        atomic_write_text(tmp / MARKER, f"fairstats {__version__} audit\n")
-        _move_into_place(tmp, out)
+            atomic_write_text(
+                tmp / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
+            )
+            atomic_write_text(tmp / f"{name}.md", markdown_table(frame, digits=4))
+        write_report(tmp, options, prep, acc, equal, residuals, tests, figures)
+        swap_into_place(tmp, target)
+    except OutFolderError as err:
+        discard(tmp)
+        raise AuditError(str(err)) from None
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard(tmp)
         raise
     summary = _summary(options, prep, equal, tests, notes, out)
     return AuditResult(
-        equal_confusion=equal, residuals=residuals, tests=tests, notes=notes, summary=summary, out=out
+        equal_confusion=equal,
+        residuals=residuals,
+        tests=tests,
+        notes=notes,
+        summary=summary,
+        out=out,
+        warnings=warned,
     )

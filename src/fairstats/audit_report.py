@@ -1,13 +1,16 @@
 """The report of ``fairstats audit``: figures, the Markdown report, its HTML page and the terminal summary.
 
-Group values and column names from the data are shown as text (escaped), never interpreted as Markdown or
-HTML.
+The reports come from Jinja2 templates (``fairstats/templates``). Group values, column names and labels
+from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks made
+visible), never interpreted as Markdown or HTML. Figure file names are unique per grouping.
 """
 
 from __future__ import annotations
 
-import html
+import hashlib
 import re
+import unicodedata
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from fairstats import __version__
-from fairstats.reporting import one_line
+from fairstats.reporting import atomic_write_text
 
 if TYPE_CHECKING:
     from fairstats.audit import AuditOptions, _Collected, _Prepared
 
-__all__ = ["markdown_to_html"]
+__all__ = ["markdown_code", "markdown_text", "visible", "write_report"]
 
 _METRIC_WORDS = {
     "ppr": "share predicted {fav}",
@@ -53,13 +56,29 @@ _TEST_WORDS = {
 _SMALL = 10
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "grouping"
+def _figure_name(kind: str, grouping: str, used: set[str]) -> str:
+    """``<kind>_<slug>.png``, unique per grouping: an ASCII slug of at most 40 characters, plus a short hash
+    of the grouping's name whenever the slug is not the name itself (non-ASCII, punctuation, long names)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", grouping).strip("_.")[:40] or "grouping"
+    if slug != grouping:
+        slug += "-" + hashlib.sha256(grouping.encode("utf-8")).hexdigest()[:10]
+    name = f"{kind}_{slug}.png"
+    k = 2
+    while name in used:
+        name, k = f"{kind}_{slug}-{k}.png", k + 1
+    used.add(name)
+    return name
 
 
 # --------------------------------------------------------------------------------------------------------
 # figures
 # --------------------------------------------------------------------------------------------------------
+
+
+def _plain(text: object) -> str:
+    """A data string as figure text: one line, no matplotlib mathtext (``$`` escaped), <= 60 characters."""
+    shown = visible(text).replace("$", r"\$")
+    return shown if len(shown) <= 60 else shown[:59] + "…"
 
 
 def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[str]:
@@ -69,7 +88,8 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
     from fairstats.plotting import DIVERGING, save_figure, set_style
 
     set_style()
-    written = []
+    written: list[str] = []
+    used: set[str] = set()
     for name, res in acc.results.items():
         residuals = res.residuals
         q, r = residuals.shape
@@ -90,11 +110,14 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
         for i, j in zip(*np.nonzero(flagged), strict=True):
             ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, edgecolor="black", lw=2))
         ax.set_title(
-            f"{name}: adjusted residuals (boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
+            f"{_plain(name)}: adjusted residuals "
+            f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
         )
         ax.set_xlabel("confusion cell")
-        ax.set_ylabel(name)
-        path = save_figure(fig, folder / f"residuals_{_slug(name)}.png", pdf=False)
+        ax.set_ylabel(_plain(name))
+        ax.set_yticklabels([_plain(g) for g in residuals.index], rotation=0)
+        ax.set_xticklabels([_plain(c) for c in residuals.columns])
+        path = save_figure(fig, folder / _figure_name("residuals", name, used), pdf=False)
         plt.close(fig)
         written.append(path.name)
     if len(tests):
@@ -113,33 +136,31 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
                 sig = rows["significant_adj"].fillna(False).to_numpy(dtype=bool)
                 ax.axvline(0, color="grey", lw=1)
                 ok = np.isfinite(est) & np.isfinite(low) & np.isfinite(high)
-                ax.errorbar(
-                    est[ok],
-                    y[ok],
-                    xerr=[est[ok] - low[ok], high[ok] - est[ok]],
-                    fmt="none",
-                    ecolor="black",
-                    elinewidth=1,
-                    capsize=2,
+                # the interval as a line from its low to its high end: any interval (one that does not
+                # contain the estimate, or a point) is drawn as it is
+                ax.hlines(
+                    y[ok], np.minimum(low[ok], high[ok]), np.maximum(low[ok], high[ok]), color="black", lw=1
                 )
                 ax.scatter(est[ok & ~sig], y[ok & ~sig], color="white", edgecolor="black", zorder=3)
                 ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
                 ax.set_title(metric, fontsize=10)
                 ax.set_yticks(y)
-                ax.set_yticklabels(groups)
+                ax.set_yticklabels([_plain(g) for g in groups])
                 ax.invert_yaxis()
             reference = part["reference"].iloc[0]
             fig.suptitle(
-                f"{name}: each group minus {reference} (95% interval; filled = significant after Holm)",
+                f"{_plain(name)}: each group minus {_plain(reference)} (95% interval; filled = significant "
+                "after Holm)",
                 fontsize=10,
             )
-            path = save_figure(fig, folder / f"disparities_{_slug(name)}.png", pdf=False)
+            path = save_figure(fig, folder / _figure_name("disparities", name, used), pdf=False)
             plt.close(fig)
             written.append(path.name)
     return written
 
+
 # --------------------------------------------------------------------------------------------------------
-# report
+# report (Jinja2 templates in fairstats/templates: report.md.j2, report.html.j2)
 # --------------------------------------------------------------------------------------------------------
 
 
@@ -154,144 +175,149 @@ def _p_eq(p: float) -> str:
     return text if text.startswith(("<", "n/a")) else f"= {text}"
 
 
-def _report_header(options: AuditOptions, prep: _Prepared, acc: _Collected) -> list[str]:
-    fav, other = prep.labels
-    groups = ", ".join(f"`{g}`" for g in options.groups)
-    lines = [
-        "# Fairness audit",
-        "",
-        f"*fairstats {__version__} — `fairstats audit {options.predictions.name}` — seed {options.seed}*",
-        "",
-        "## What was checked",
-        "",
-        f"- **Data:** `{options.predictions.name}`, {len(prep.data):,} people.",
-        f"- **Outcome:** true outcome `{options.y_true}`, prediction `{options.y_pred}`; "
-        f"the favourable outcome is **{fav}** (the other label is {other}).",
-        f"- **Groups:** {groups}" + (" and their intersection." if len(options.groups) > 1 else "."),
-        f"- **Significance level:** {options.alpha:g}. Intervals are 95% intervals.",
-    ]
-    if options.fold is not None:
-        lines.append(
-            f"- **Cross-validation folds:** `{options.fold}`. Disparities are compared fold by fold with "
-            "the corrected resampled t-test, which allows for the folds' models sharing training data."
+def visible(text: object) -> str:
+    """``text`` on one line: line breaks shown as ``⏎``, other control characters as ``\\xNN`` escapes."""
+    out = []
+    for ch in re.sub(r"\r\n|\r|\n|\u2028|\u2029|\x85", "\u23ce", str(text)):
+        out.append(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) == "Cc" else ch)
+    return "".join(out)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|&~#])")
+
+
+def markdown_text(text: object) -> str:
+    """``text`` escaped for Markdown: characters that could start markup get a backslash; one line."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
+
+
+def markdown_code(text: object, *, table: bool = False) -> str:
+    """``text`` as Markdown inline code (a fence longer than any run of backticks inside; in a ``table``
+    cell ``|`` escaped, as GitHub Markdown needs there)."""
+    shown = visible(text)
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    if table:
+        shown = shown.replace("|", "\\|")
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def _own_file_name(name: str):
+    """A file name the audit chose itself (ASCII letters, digits, ``_.-``), safe as-is in both formats."""
+    from markupsafe import Markup
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError(f"not a file name of the audit: {name!r}")
+    return Markup(name)
+
+
+def _environment(kind: str):
+    import jinja2
+    from markupsafe import Markup, escape
+
+    if kind == "html":
+        env = jinja2.Environment(
+            loader=jinja2.PackageLoader("fairstats", "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
         )
-    for name, sizes in acc.sizes.items():
-        pieces = ", ".join(f"{g} {k:,}" for g, k in sizes.items())
-        lines.append(f"- **{name}** groups (people): {pieces}.")
-    return lines
+        env.filters["code"] = lambda v: Markup("<code>{}</code>").format(escape(visible(v)))
+        env.filters["own_file"] = _own_file_name
+        return env
 
+    def finalize(value: object) -> str:
+        return str(value) if isinstance(value, Markup) else markdown_text(value)
 
-def _report_equal_confusion(options: AuditOptions, acc: _Collected, equal, residuals) -> list[str]:
-    first = next(iter(acc.results.values()))
-    legend = "; ".join(
-        f"{c} = predicted {p}, actually {t}" for c, p, t in first.cells.itertuples(index=False, name=None)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("fairstats", "templates"),
+        autoescape=False,
+        finalize=finalize,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
     )
-    lines = [
-        "",
-        "## 1. Do the groups' confusion matrices differ? (equal confusion test)",
-        "",
-        "Each prediction is right or wrong in one of a few ways, the cells of the confusion matrix "
-        f"({legend}). The equal confusion test asks whether the shares of these cells are the same in "
-        "every group. A small p-value means the differences are too large to be chance. Cramér's V "
-        "measures how large they are (0 = identical groups, 1 = completely different).",
-        "",
-    ]
+    env.filters["code"] = lambda v: Markup(markdown_code(v))
+    env.filters["own_file"] = _own_file_name
+    return env
+
+
+def _report_context(
+    options: AuditOptions, prep: _Prepared, acc: _Collected, equal, residuals, tests, figures
+):
+    fav, other = prep.labels
+    first = next(iter(acc.results.values()))
+    rows = []
     for row in equal.to_dict(orient="records"):
         differ = row["pvalue"] < options.alpha
-        verdict = "**the groups differ**" if differ else "no clear difference"
-        perm = ""
+        verdict = "the groups differ" if differ else "no clear difference"
+        permutation = ""
         if not row["cochran_ok"]:
-            perm = (
-                " Some groups are small, so the usual p-value is approximate; the permutation p-value, "
-                f"which does not need large groups, is {_p(row['pvalue_permutation'])}."
+            permutation = (
+                "Some groups are small, so the usual p-value is approximate; the permutation p-value, which "
+                f"does not need large groups, is {_p(row['pvalue_permutation'])}."
             )
             if differ and row["pvalue_permutation"] >= options.alpha:
                 verdict = (
                     "the usual test says the groups differ, but the permutation test does not confirm it"
                 )
-        lines.append(
-            f"- **{row['grouping']}:** {verdict} (chi-squared = {row['statistic']:.2f}, df = {row['df']}, "
-            f"p {_p_eq(row['pvalue'])}); Cramér's V = {row['cramers_v']:.3f} (95% interval "
-            f"{row['cramers_v_ci_low']:.3f} to {row['cramers_v_ci_high']:.3f}), a {row['effect_size']} "
-            f"effect.{perm}"
+        rows.append(
+            {
+                "grouping": row["grouping"],
+                "verdict": verdict,
+                "chi2": f"{row['statistic']:.2f}",
+                "df": row["df"],
+                "p": _p_eq(row["pvalue"]),
+                "v": f"{row['cramers_v']:.3f}",
+                "v_estimate": f"{row['cramers_v_estimate']:.3f}",
+                "v_low": f"{row['cramers_v_ci_low']:.3f}",
+                "v_high": f"{row['cramers_v_ci_high']:.3f}",
+                "v_note": row["cramers_v_note"],
+                "effect_size": row["effect_size"],
+                "permutation": permutation,
+            }
         )
-    lines += [
-        "",
-        "### Which groups and cells stand out",
-        "",
-        "An adjusted residual compares a group's count in a cell with the count expected if all groups "
-        "were alike. Past the Bonferroni cut-off for the number of cells (listed below; boxed in the "
-        "figures) the cell stands out; `flag_3_29` in residuals.csv marks the fixed cut-off ±3.29 "
-        "(α = 0.001). Positive: more cases than expected.",
-        "",
+    flagged = [
+        {
+            "grouping": r["grouping"],
+            "group": r["group"],
+            "direction": "more" if r["adjusted_residual"] > 0 else "fewer",
+            "cell": r["cell"],
+            "y_pred": r["y_pred"],
+            "y_true": r["y_true"],
+            "observed": int(r["observed"]),
+            "expected": f"{r['expected']:.1f}",
+            "residual": f"{r['adjusted_residual']:+.1f}",
+        }
+        for r in residuals[residuals["flag_bonferroni"]].to_dict(orient="records")
     ]
-    flagged = residuals[residuals["flag_bonferroni"]]
-    if len(flagged) == 0:
-        lines.append("No cell passes the Bonferroni cut-off.")
-    for row in flagged.to_dict(orient="records"):
-        direction = "more" if row["adjusted_residual"] > 0 else "fewer"
-        lines.append(
-            f"- {row['grouping']} = **{row['group']}**: {direction} {row['cell']} (predicted "
-            f"{row['y_pred']}, actually {row['y_true']}) than expected: {int(row['observed'])} vs "
-            f"{row['expected']:.1f} (residual {row['adjusted_residual']:+.1f})."
-        )
-    return lines
-
-
-def _report_disparities(prep: _Prepared, tests: pd.DataFrame) -> list[str]:
-    fav, other = prep.labels
-    lines = ["", "## 2. Outcome disparities (paper B's fairness definitions)", ""]
-    if len(tests) == 0:
-        return [*lines, "No comparison could be made."]
-    words = {m: w.format(fav=fav, other=other) for m, w in _METRIC_WORDS.items()}
-    total = int(tests["pvalue"].notna().sum())
-    lines += [
-        f"Each group is compared with the largest group of its grouping. With {total} comparisons, a few "
-        "would look significant by chance alone, so the p-values are adjusted (Holm's method keeps the "
-        "chance of even one false alarm below the significance level; Benjamini–Hochberg keeps the "
-        "expected share of false alarms among the findings below it).",
-        "",
-        f"**{int(tests['significant_adj'].sum())} of {total} comparisons are significant after Holm's "
-        f"adjustment** ({int(tests['significant_bh'].sum())} after Benjamini–Hochberg, "
-        f"{int(tests['significant'].sum())} before any adjustment):",
-        "",
+    significant = [
+        {
+            "grouping": r["grouping"],
+            "group": r["group"],
+            "reference": r["reference"],
+            "calibration": r["metric"] == "calibration",
+            "metric": r["metric"],
+            "value_group": f"{r['value_group']:.3f}",
+            "value_reference": f"{r['value_reference']:.3f}",
+            "estimate": f"{r['estimate']:+.3f}",
+            "ci_low": f"{r['ci_low']:+.3f}",
+            "ci_high": f"{r['ci_high']:+.3f}",
+            "p_adj": _p_eq(r["pvalue_adj"]),
+        }
+        for r in (tests[tests["significant_adj"]] if len(tests) else tests).to_dict(orient="records")
     ]
-    for row in tests[tests["significant_adj"]].to_dict(orient="records"):
-        who = f"- {row['grouping']} = **{row['group']}** vs {row['reference']}"
-        if row["metric"] == "calibration":
-            lines.append(
-                f"{who}: outcome rates within score bins differ (adjusted p {_p_eq(row['pvalue_adj'])})."
-            )
-            continue
-        lines.append(
-            f"{who}: {words.get(row['metric'], row['metric'])}: {row['value_group']:.3f} vs "
-            f"{row['value_reference']:.3f}; difference {row['estimate']:+.3f} (95% interval "
-            f"{row['ci_low']:+.3f} to {row['ci_high']:+.3f}; adjusted p {_p_eq(row['pvalue_adj'])})."
+    glossary = [
+        {"metric": m, "test": _TEST_WORDS.get(t, t)}
+        for m, t in (
+            tests[["metric", "test"]].drop_duplicates("metric").itertuples(index=False) if len(tests) else []
         )
-    lines += ["", "What the measures mean (fairness definition in brackets):", ""]
-    for metric, test in tests[["metric", "test"]].drop_duplicates("metric").itertuples(index=False):
-        lines.append(f"- `{metric}`: {words.get(metric, metric)} ({_TEST_WORDS.get(test, test)}).")
-    return lines
-
-
-def _report(
-    options: AuditOptions,
-    prep: _Prepared,
-    acc: _Collected,
-    equal: pd.DataFrame,
-    residuals: pd.DataFrame,
-    tests: pd.DataFrame,
-    figures: list[str],
-) -> str:
-    lines = _report_header(options, prep, acc)
-    lines += _report_equal_confusion(options, acc, equal, residuals)
-    lines += _report_disparities(prep, tests)
-    lines += ["", "## Figures", "", *(f"![{f}]({f})" for f in figures), ""]
+    ]
     caveats = [
         "A significant difference says the disparity is unlikely to be chance in these data; it does not "
         "say why it arises, nor whether it is unfair in context.",
         f"Intervals for comparisons with fewer than {_SMALL} cases in a denominator are unreliable "
-        "(see the `note` column of tests.csv).",
+        "(see the note column of tests.csv).",
     ]
     if options.fold is None:
         caveats.append(
@@ -299,64 +325,110 @@ def _report(
             "models are only approximately so; use --fold for fold-aware tests."
         )
         caveats.append(
-            f"The intervals are BCa bootstrap intervals ({options.n_resamples} resamples, seed "
-            f"{options.seed}): group sizes fixed, people resampled within their group."
+            f"The intervals of the disparities are BCa bootstrap intervals ({options.n_resamples} resamples, "
+            f"seed {options.seed}): group sizes fixed, people resampled within their group."
         )
-    lines += ["## Notes and caveats", "", *(f"- {c}" for c in caveats)]
-    lines += [f"- {one_line(n)}" for n in dict.fromkeys(acc.notes)]
-    lines += [
-        "",
-        "## Files",
-        "",
-        "- `equal_confusion.csv`: one row per grouping (statistic, df, p-value, Cramér's V and interval).",
-        "- `residuals.csv`: one row per group and confusion cell (observed, expected, residual, flags).",
-        "- `tests.csv`: one row per comparison (estimate, interval, statistic, p-value, adjusted p-values).",
-        "",
-    ]
-    return "\n".join(lines)
+    return {
+        "version": __version__,
+        "input_name": options.predictions.name,
+        "seed": options.seed,
+        "n_people": f"{len(prep.data):,}",
+        "y_true": options.y_true,
+        "y_pred": options.y_pred,
+        "fav": fav,
+        "other": other,
+        "groups": list(options.groups),
+        "alpha": f"{options.alpha:g}",
+        "fold": options.fold,
+        "sizes": [
+            {"name": name, "sizes": [(g, f"{k:,}") for g, k in sizes.items()]}
+            for name, sizes in acc.sizes.items()
+        ],
+        "cells": first.cells[["cell", "y_pred", "y_true"]].to_dict(orient="records"),
+        "equal": rows,
+        "flagged": flagged,
+        "comparisons": bool(len(tests)),
+        "total": int(tests["pvalue"].notna().sum()) if len(tests) else 0,
+        "n_holm": int(tests["significant_adj"].sum()) if len(tests) else 0,
+        "n_bh": int(tests["significant_bh"].sum()) if len(tests) else 0,
+        "n_raw": int(tests["significant"].sum()) if len(tests) else 0,
+        "significant": significant,
+        "glossary": glossary,
+        "figures": figures,
+        "caveats": caveats,
+        "notes": list(dict.fromkeys(acc.notes)),
+    }
 
 
-_HTML_TEMPLATE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
-       line-height: 1.5; color: #222; }}
-table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 0.2rem 0.5rem; }}
-img {{ max-width: 100%; }} code {{ background: #f4f4f4; padding: 0 0.2rem; }}
-</style></head><body>
-{body}
-</body></html>
-"""
+def _describer(fav: str, other: str, code):
+    """``describe(metric)``: the metric in words, with the outcome labels rendered by ``code``."""
+    from markupsafe import Markup
+
+    def describe(metric: str):
+        words = _METRIC_WORDS.get(metric, "{metric}")
+        parts = re.split(r"(\{fav\}|\{other\}|\{metric\})", words)
+        labels = {"{fav}": fav, "{other}": other, "{metric}": metric}
+        return Markup("".join(str(code(labels[p])) if p in labels else p for p in parts))
+
+    return describe
 
 
-def markdown_to_html(text: str, *, title: str = "Fairness audit") -> str:
-    """Render the report's Markdown as a standalone HTML page (mistune, shipped with nbconvert)."""
-    try:
-        import mistune
+def write_report(folder: Path, options, prep, acc, equal, residuals, tests, figures) -> None:
+    """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
-        body = mistune.create_markdown(escape=True, plugins=["table"])(text)
-    except ImportError:  # pragma: no cover - mistune comes with nbconvert, a pinned dependency
-        body = "<pre>" + html.escape(text) + "</pre>"
-    return _HTML_TEMPLATE.format(title=html.escape(title), body=body)
+    Every data-derived string (group values, column names, labels, the input's file name, notes quoting
+    them) is rendered as text: inline code or backslash-escaped in Markdown, autoescaped ``<code>`` in HTML,
+    line breaks shown as ``⏎``. The HTML page loads nothing but the figures beside it.
+    """
+    context = _report_context(options, prep, acc, equal, residuals, tests, figures)
+    fav, other = prep.labels
+    for kind, name in (("md", "report.md"), ("html", "report.html")):
+        env = _environment(kind)
+        text = env.get_template(f"report.{kind}.j2").render(
+            **context, describe=_describer(fav, other, env.filters["code"])
+        )
+        atomic_write_text(folder / name, text)
+
+
+def markdown_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
+    """The audit's Markdown rendering of a table: text cells escaped (data values as inline code)."""
+    from fairstats.reporting import to_markdown
+
+    shown = frame.copy()
+    for column in shown.columns:
+        if pd.api.types.is_object_dtype(shown[column]) or pd.api.types.is_string_dtype(shown[column]):
+            render = partial(markdown_code, table=True) if column in _DATA_COLUMNS else markdown_text
+            shown[column] = [
+                v if v is None or (isinstance(v, float) and np.isnan(v)) else render(v) for v in shown[column]
+            ]
+    shown.columns = [markdown_text(c) for c in shown.columns]
+    return to_markdown(shown, digits=digits)
+
+
+#: Columns of the audit tables that hold values from the data.
+_DATA_COLUMNS = ("grouping", "group", "reference", "cell", "y_pred", "y_true")
+
 
 def _summary(
     options: AuditOptions, prep: _Prepared, equal: pd.DataFrame, tests: pd.DataFrame, notes, out
 ) -> str:
     fav, _ = prep.labels
     lines = [
-        f"fairstats audit: {len(prep.data):,} people, favourable outcome = {fav}, alpha = {options.alpha:g}"
+        f"fairstats audit: {len(prep.data):,} people, favourable outcome = {visible(fav)}, "
+        f"alpha = {options.alpha:g}"
     ]
     lines.append("  equal confusion test (do the groups' confusion matrices differ?)")
-    width = max(len(g) for g in equal["grouping"])
+    names = {g: _plain(g) for g in equal["grouping"]}
+    width = max(len(g) for g in names.values())
     for row in equal.to_dict(orient="records"):
         p = _p(row["pvalue"])
         p = p if p.startswith("<") else f"= {p}"
         verdict = "differ" if row["pvalue"] < options.alpha else "no clear difference"
         perm = "" if row["cochran_ok"] else f" (permutation p {_p(row['pvalue_permutation'])})"
         lines.append(
-            f"    {row['grouping']:<{width}}  chi2 = {row['statistic']:8.2f}  df = {row['df']:<3} p {p:<8} "
-            f"V = {row['cramers_v']:.3f} [{row['cramers_v_ci_low']:.3f}, {row['cramers_v_ci_high']:.3f}]  "
-            f"{verdict}{perm}"
+            f"    {names[row['grouping']]:<{width}}  chi2 = {row['statistic']:8.2f}  df = {row['df']:<3} "
+            f"p {p:<8} V = {row['cramers_v']:.3f} (corrected {row['cramers_v_estimate']:.3f} "
+            f"[{row['cramers_v_ci_low']:.3f}, {row['cramers_v_ci_high']:.3f}])  {verdict}{perm}"
         )
     if len(tests):
         lines.append(

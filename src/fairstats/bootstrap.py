@@ -667,7 +667,9 @@ def bootstrap_cramers_v(
     with :math:`r^*` the resample's non-empty cells. The BCa jackknife leaves out one person of each
     (group, cell). V is bounded below by 0 and biased upwards in small samples, so an interval for a V near 0
     does not cover 0 even when the groups do not differ: read it as the precision of V, and the equal
-    confusion test (or its permutation p-value) as the test of "no difference".
+    confusion test (or its permutation p-value) as the test of "no difference". BCa on V can even exclude
+    the observed V (many small groups); :func:`fairstats.cramers_v.cramers_v_interval` gives an interval
+    with correct coverage near 0, which the audit and the compendium use.
 
     References
     ----------

@@ -10,20 +10,24 @@ adjusts for multiple testing, and writes tables, figures and a plain-language re
 The audit itself runs in :mod:`fairstats.audit`, its report is written by :mod:`fairstats.audit_report`.
 
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
-that never occurs) ends with one line ``fairstats audit: error: ...`` and exit status 2; nothing is written:
-every output is built in a temporary folder that replaces ``--out`` only when the whole audit succeeded.
+that never occurs, an ``--out`` holding files the audit did not write) ends with one line
+``fairstats audit: error: ...`` and exit status 2; nothing is written: every output is built in a work folder
+that replaces ``--out`` only when the whole audit succeeded. Ctrl-C (SIGINT) and SIGTERM end with one line and
+exit status 130 / 143, nothing written.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from fairstats import __version__
-from fairstats.audit import MARKER, AuditError, AuditOptions, run_audit
+from fairstats.audit import MAX_RESAMPLES, MIN_RESAMPLES, AuditError, AuditOptions, run_audit
+from fairstats.audit_report import visible
 from fairstats.reporting import one_line
 
 __all__ = ["AuditError", "build_parser", "main"]
@@ -51,13 +55,18 @@ def _level(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
+def _resamples(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be an integer from {MIN_RESAMPLES} to {MAX_RESAMPLES:,}, got {text!r}"
+        ) from None
+    if not MIN_RESAMPLES <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"must be from {MIN_RESAMPLES} to {MAX_RESAMPLES:,} (fewer give no usable interval, more take "
+            f"hours and gigabytes), got {text!r}"
+        )
     return value
 
 
@@ -81,9 +90,9 @@ optionally a score in [0, 1] and a cross-validation fold.
 What it does:
   * equal confusion test (paper A): are the groups' confusion matrices (TP, FN, FP, TN shares) alike?
     For each --group column and, with several, their intersection: chi-squared, df, p-value (and a
-    permutation p-value when expected counts are small), Cramer's V with a bootstrap interval, and the
-    adjusted residuals that show which group and cell stand out (flagged at |r| > 3.29 and at the
-    Bonferroni cut-off).
+    permutation p-value when expected counts are small), Cramer's V (plain and bias-corrected, with a
+    noncentral chi-squared interval), and the adjusted residuals that show which group and cell stand
+    out (flagged at |r| > 3.29 and at the Bonferroni cut-off).
   * outcome disparities (paper B's definitions): each group against the largest group of its grouping,
     for the share predicted favourable, true/false positive rates, precision, negative predictive value,
     accuracy and the FN/FP ratio (and mean scores with --y-score): difference, 95% bootstrap interval,
@@ -103,8 +112,11 @@ outputs (in DIR):
                           pvalue_adj (Holm), pvalue_bh, significant_adj, ...
   residuals_*.png, disparities_*.png   figures
 
-DIR must be new, empty, or an earlier audit's folder (which is replaced). On bad input nothing is
-written and the exit status is 2.
+DIR must be new, empty, or an earlier audit's folder holding only the files that audit wrote (listed with
+their SHA-256 in DIR/.fairstats-audit): only those are ever replaced. Anything else in DIR, a read-only DIR,
+or an input file inside DIR is refused. A symbolic link DIR stays a link (the folder it points to is
+replaced). On bad input nothing is written and the exit status is 2. Data values are shown as text in the
+report (code, escaped); in the CSV files a text value starting with = + - @ gets a leading apostrophe.
 
 example (COMPAS, favourable outcome = low risk = 0):
   fairstats audit compas.csv --group sex --group race --y-true y_true --y-pred y_pred \\
@@ -161,10 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     audit.add_argument(
         "--n-resamples",
-        type=_positive_int,
+        type=_resamples,
         default=9999,
         metavar="N",
-        help="bootstrap and permutation resamples (default: 9999)",
+        help=f"bootstrap and permutation resamples, {MIN_RESAMPLES} to {MAX_RESAMPLES:,} (default: 9999)",
     )
     audit.add_argument(
         "--seed", type=_seed, default=20240607, metavar="S", help="random seed (default: 20240607)"
@@ -184,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written.
+        0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
+        130 after Ctrl-C (SIGINT), 143 after SIGTERM.
     """
     parser = build_parser()
     try:
@@ -197,17 +210,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _audit_main(args)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the work folder is removed on the way out."""
+
+
+def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise _Terminated
+
+
 def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         options = _options_iv(args)
         result = run_audit(options)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
+        return 130
+    except _Terminated:
+        print(f"{prog}: terminated; {str(args.out)!r} was not changed", file=sys.stderr)
+        return 143
     except (AuditError, ValueError, TypeError) as err:
         print(f"{prog}: error: {one_line(err)}", file=sys.stderr)
         return 2
     except OSError as err:
         print(f"{prog}: error: could not write {str(args.out)!r}: {one_line(err)}", file=sys.stderr)
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    for warning in result.warnings:
+        print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
     print(result.summary)
     return 0
 
@@ -248,12 +280,6 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
             )
         seen[column] = option
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise AuditError(f"--out {str(out)!r} exists and is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise AuditError(
-            f"--out {str(out)!r} exists and is not empty (and is not an earlier audit); choose a new folder"
-        )
     return AuditOptions(
         predictions=Path(args.predictions),
         groups=groups,

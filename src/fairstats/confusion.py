@@ -32,6 +32,7 @@ from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, checked_frame
+from fairstats.groups import intersection_label
 
 __all__ = [
     "BINARY_CELLS",
@@ -167,7 +168,7 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
     shape = tuple(len(lev) for lev in levels)
     row_full = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
     combos = [tuple(c) for c in np.ndindex(*shape)]
-    row_labels = [" - ".join(str(levels[k][i]) for k, i in enumerate(combo)) for combo in combos]
+    row_labels = [intersection_label([levels[k][i] for k, i in enumerate(combo)]) for combo in combos]
 
     # Outcome cells: binary 0/1 labels give TP, FN, FP, TN; otherwise one cell per (y_pred, y_true) pair.
     label_set = set(_sorted_unique(data[y_true], name="y_true", column=y_true))

@@ -17,13 +17,43 @@ import pandas as pd
 from fairstats._validation import CheckedFrame, as_list, checked_frame
 from fairstats.metrics import METRICS, group_metrics
 
-__all__ = ["group_labels"]
+__all__ = ["group_labels", "intersection_label"]
 
 _SCORE_METRICS = ("mean_score_pos", "mean_score_neg")
+_SEPARATOR = " - "
+
+
+def _plain(part: str) -> bool:
+    """A part shown as written: non-empty, no separator inside or at an edge, no leading quote."""
+    return (
+        part != ""
+        and " -" not in part
+        and "- " not in part
+        and not part[0].isspace()
+        and not part[-1].isspace()
+        and part[0] not in "-'\""
+        and part[-1] != "-"
+    )
+
+
+def intersection_label(values: Sequence[object]) -> str:
+    """Display label of one intersectional group: its values as text joined by ``" - "``, unambiguously.
+
+    A value that could blur the separator (it contains ``" -"`` or ``"- "``, starts or ends with white space
+    or ``-``, starts with a quote, or is empty) is written as a quoted Python literal (``repr``), so that two
+    different tuples never get the same label: ``("x - y", "w")`` gives ``'x - y' - w`` and ``("x", "y - w")``
+    gives ``x - 'y - w'``. Ordinary values are unchanged (``"Female - African-American"``), and so is the
+    value of a single column.
+    """
+    texts = [str(v) for v in values]
+    if len(texts) == 1:  # one column: its value as it is
+        return texts[0]
+    return _SEPARATOR.join(t if _plain(t) else repr(t) for t in texts)
 
 
 def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
-    """Group label of each row: the column's value as text, or the listed columns' values joined by ``" - "``.
+    """Group label of each row: the column's value as text, or the listed columns' values joined by ``" - "``
+    (:func:`intersection_label`, unambiguous).
 
     The labels are those of :func:`fairstats.confusion.confusion_table` (``"Female - African-American"`` for
     ``group=["sex", "race"]``), so that tables from both modules line up.
@@ -47,10 +77,12 @@ def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
     """
     columns = as_list(group, name="group")
     data = checked_frame(data, columns).frame
-    labels = data[columns[0]].astype(str).astype(object)
-    for column in columns[1:]:
-        labels = labels + " - " + data[column].astype(str).astype(object)
-    return pd.Series(labels.to_numpy(dtype=object), index=data.index, name=" x ".join(columns))
+    if len(columns) == 1:
+        labels = data[columns[0]].astype(str).to_numpy(dtype=object)
+    else:
+        rows = zip(*(data[c].to_numpy(dtype=object) for c in columns), strict=True)
+        labels = np.array([intersection_label(row) for row in rows], dtype=object)
+    return pd.Series(labels, index=data.index, name=" x ".join(columns))
 
 
 def _ordered_groups(data: pd.DataFrame, columns: list[str]) -> list[str]:

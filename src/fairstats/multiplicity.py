@@ -161,14 +161,30 @@ def adjust_pvalues(
     return out
 
 
-def _as_bool(values: pd.Series) -> np.ndarray:
-    """True/False from bools, 0/1 or the strings "True"/"False" (CSV round trip); anything else is False."""
-    mapped = values.map(
-        lambda v: (
-            bool(v) if isinstance(v, bool | np.bool_ | int | np.integer) else str(v).strip().lower() == "true"
+_TRUE = frozenset({"true", "yes", "1", "1.0"})
+_FALSE = frozenset({"false", "no", "0", "0.0"})
+
+
+def _as_bool(values: pd.Series, *, column: str) -> np.ndarray:
+    """True/False from booleans, the numbers 0/1, or the text True/False, yes/no, 1/0 (any case, CSV round
+    trip); anything else (NaN, 2, "maybe") raises ValueError naming the column, the row and the value."""
+    out = np.empty(len(values), dtype=bool)
+    for i, v in enumerate(values.to_numpy(dtype=object)):
+        if isinstance(v, bool | np.bool_):
+            out[i] = bool(v)
+            continue
+        if isinstance(v, int | np.integer | float | np.floating) and not isinstance(v, bool) and v in (0, 1):
+            out[i] = bool(v)
+            continue
+        text = v.strip().lower() if isinstance(v, str) else None
+        if text in _TRUE or text in _FALSE:
+            out[i] = text in _TRUE
+            continue
+        raise ValueError(
+            f"`battery` column {column!r}, row {values.index[i]!r}: {v!r} is not a verdict; use True/False, "
+            "yes/no or 1/0"
         )
-    )
-    return mapped.to_numpy(dtype=bool)
+    return out
 
 
 def verdict_table(
@@ -200,7 +216,8 @@ def verdict_table(
         p-value column(s) of the corrected verdicts (a list: first non-NaN per row, see
         :func:`adjust_pvalues`).
     paper : str, default "significant_paper"
-        Column of the paper's verdict per row (bool, or "True"/"False" text).
+        Column of the paper's verdict per row: booleans, the numbers 0/1, or the text True/False, yes/no,
+        1/0 (any case); any other value is refused.
     family : str or list of str, optional
         Families of the multiplicity adjustment (default: the whole battery is one family; ``"model"``: each
         model's tests).
@@ -220,7 +237,8 @@ def verdict_table(
     Raises
     ------
     ValueError, TypeError
-        As :func:`adjust_pvalues`; a missing ``test``, ``by`` or ``paper`` column.
+        As :func:`adjust_pvalues`; a missing ``test``, ``by`` or ``paper`` column; a ``paper`` value that is
+        not one of the verdict spellings above.
 
     Notes
     -----
@@ -261,7 +279,7 @@ def verdict_table(
             **{c: battery[c].to_numpy() for c in by_columns},
             test: battery[test].to_numpy(),
             "_tested": ~np.isnan(p),
-            "_paper": _as_bool(battery[paper]),
+            "_paper": _as_bool(battery[paper], column=paper),
             "_corrected": p < row_alpha,
             "_holm": adjusted["significant_holm"].to_numpy(),
             "_bh": adjusted["significant_bh"].to_numpy(),

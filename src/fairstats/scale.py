@@ -40,6 +40,7 @@ from fairstats.confusion import (
     _is_binary,
     equal_confusion_test_table,
 )
+from fairstats.groups import intersection_label
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -443,7 +444,7 @@ def confusion_table_parquet(
         if _is_binary(labels):
             true_value, pred_value = int(true_value), int(pred_value)
         counts[group_index[key[:k]], cell_index[(pred_value, true_value)]] += count
-    group_labels = [" - ".join(str(v) for v in combo) for combo in combos]
+    group_labels = [intersection_label(combo) for combo in combos]
     return _labelled_table(counts, group_labels, cell_rows, group_columns=group_columns)
 
 

@@ -1,0 +1,206 @@
+"""The output folder of ``fairstats audit``: it only ever replaces files it wrote itself.
+
+Every audit folder holds a manifest (:data:`MANIFEST`, JSON) listing the files the audit wrote with their
+SHA-256. :func:`check_out_folder` accepts ``--out`` only when it is new, empty, or an earlier audit's folder
+that holds exactly the files of its manifest, unchanged; it refuses (:class:`~fairstats.audit.AuditError`,
+exit 2, nothing touched) a file, a folder holding anything else, a read-only folder, a dangling symbolic
+link, and an input file inside ``--out``. A symbolic link to a folder stays a link: the audit replaces the
+folder it points to. The audit is built in a hidden temporary folder beside ``--out`` (its name carries the
+process id) and swapped into place at the end; leftovers of a killed run are removed by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from fairstats import __version__
+
+__all__ = ["MANIFEST", "OutFolderError", "check_out_folder", "new_work_folder", "swap_into_place"]
+
+#: The manifest every audit folder holds: ``{"fairstats": version, "files": {name: sha256}}``.
+MANIFEST = ".fairstats-audit"
+
+
+class OutFolderError(ValueError):
+    """``--out`` cannot be used without touching files the audit did not write (exit status 2)."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_only(path: Path) -> bool:
+    """No write permission bit at all, or no write access for this process (root ignores the bits)."""
+    return not (path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) or not os.access(
+        path, os.W_OK
+    )
+
+
+def _manifest(folder: Path) -> dict[str, str] | None:
+    try:
+        record = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        files = record["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        return None
+    return files
+
+
+def _foreign(folder: Path) -> str | None:
+    """Why ``folder`` holds something the audit did not write (None: only its manifest's files)."""
+    entries = sorted(p.name for p in folder.iterdir())
+    if not entries:
+        return None
+    files = _manifest(folder)
+    if files is None:
+        return f"holds {entries[0]!r} and no audit manifest ({MANIFEST})"
+    for name in entries:
+        path = folder / name
+        if name == MANIFEST:
+            continue
+        if name not in files or path.is_symlink() or not path.is_file():
+            return f"holds {name!r}, which an earlier audit did not write"
+        if _sha256(path) != files[name]:
+            return f"holds {name!r}, changed since the audit wrote it"
+        if _read_only(path):
+            return f"holds {name!r}, which is read-only"
+    return None
+
+
+def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = ()) -> Path:
+    """The folder the audit may write to ``out`` (a symbolic link's target); raise :class:`OutFolderError`.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        ``--out`` as given.
+    inputs : tuple of pathlib.Path
+        Files the audit reads; none may lie inside ``out``.
+    """
+    shown = str(out)
+    target = out
+    if out.is_symlink():
+        if not out.exists():
+            raise OutFolderError(f"--out {shown!r} is a symbolic link to nothing; choose a folder")
+        target = out.resolve()
+    if target.exists() and not target.is_dir():
+        raise OutFolderError(f"--out {shown!r} exists and is a file, not a folder")
+    real = target.resolve()
+    for path in inputs:
+        if path.exists() and path.resolve().is_relative_to(real):
+            raise OutFolderError(
+                f"the input {str(path)!r} lies inside --out {shown!r}; the audit would replace it: "
+                "choose another --out"
+            )
+    if target.is_dir():
+        if _read_only(target):
+            raise OutFolderError(f"--out {shown!r} is read-only; the audit does not replace it")
+        why = _foreign(target)
+        if why is not None:
+            raise OutFolderError(
+                f"--out {shown!r} {why}; the audit only replaces its own files: choose a new folder"
+            )
+    parent = real.parent
+    if parent.is_dir() and _read_only(parent):
+        raise OutFolderError(f"--out {shown!r}: its folder {str(parent)!r} is read-only")
+    return real
+
+
+_WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?:work|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _clean_leftovers(target: Path) -> None:
+    """Remove hidden work folders of earlier runs for ``target`` whose process is gone (SIGKILL)."""
+    parent = target.parent
+    if not parent.is_dir():
+        return
+    for path in parent.iterdir():
+        match = _WORK.match(path.name)
+        if (
+            match
+            and match["name"] == target.name
+            and path.is_dir()
+            and not path.is_symlink()
+            and int(match["pid"]) != os.getpid()
+            and not _alive(int(match["pid"]))
+        ):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def new_work_folder(target: Path) -> Path:
+    """A hidden work folder beside ``target`` (same file system, so the final swap is a rename).
+
+    Leftover work folders of killed runs for the same ``target`` are removed first.
+    """
+    _clean_leftovers(target)
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.fairstats-work-{os.getpid()}-"))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)
+    return tmp
+
+
+def write_manifest(folder: Path) -> None:
+    """List every file in ``folder`` with its SHA-256 in the manifest."""
+    files = {p.name: _sha256(p) for p in sorted(folder.iterdir()) if p.name != MANIFEST}
+    record = {"fairstats": __version__, "files": files}
+    (folder / MANIFEST).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def swap_into_place(tmp: Path, target: Path) -> None:
+    """Put the finished work folder ``tmp`` at ``target``, replacing an earlier audit there.
+
+    ``target`` is checked again just before (files may have appeared during the run); on any failure the
+    earlier audit stays as it was.
+    """
+    write_manifest(tmp)
+    if target.exists():
+        why = _foreign(target)
+        if why is not None:
+            raise OutFolderError(
+                f"--out {str(target)!r} {why} (it changed during the run); nothing was replaced"
+            )
+        backup = Path(
+            tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.fairstats-old-{os.getpid()}-")
+        )
+        backup.rmdir()
+        os.replace(target, backup)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            os.replace(backup, target)
+            raise
+        shutil.rmtree(backup, ignore_errors=True)
+    else:
+        os.replace(tmp, target)
+
+
+def discard(tmp: Path) -> None:
+    """Remove a work folder after a failed or interrupted run."""
+    with contextlib.suppress(OSError):
+        shutil.rmtree(tmp)
