@@ -467,7 +467,7 @@ def _equal_confusion(
         n_resamples=options.n_resamples,
         rng=_rng(options.seed, "permutation", name),
     )
-    v = cramers_v_interval(prep.data, group=group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"])
+    v = cramers_v_interval(prep.checked, group=group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"])
     acc.results[name] = res
     acc.cramers[name] = v
     acc.equal.append(

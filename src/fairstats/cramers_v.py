@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from fairstats._validation import as_list, level_iv
+from fairstats._validation import CheckedFrame, as_list, level_iv
 from fairstats.confusion import confusion_table
 
 __all__ = ["CramersVIntervalResult", "cramers_v_interval"]
@@ -108,7 +108,7 @@ def noncentrality_interval(chi2: float, df: int, *, confidence_level: float = 0.
 
 
 def cramers_v_interval(
-    data: pd.DataFrame,
+    data: pd.DataFrame | CheckedFrame,
     *,
     group: str | Sequence[str],
     y_true: str,
