@@ -2,8 +2,10 @@
 
 papermill stamps every executed notebook with wall-clock times (notebook and cell ``papermill`` start, end
 and duration, the kernel's ``execution`` timestamps) and gives the cell it injects (``injected-parameters``) a
-random id. :func:`normalise_notebook` removes the times and names papermill's own cells after their tag, so
-two runs of a notebook with the same inputs write byte-identical files and ``git status`` stays clean.
+random id; how printed text is cut into stream outputs depends on when the kernel flushed (a loaded
+machine cuts more often). :func:`normalise_notebook` removes the times, names papermill's own cells after
+their tag and merges consecutive stream outputs (nbconvert's ``CoalesceStreamsPreprocessor``), so two runs
+of a notebook with the same inputs write byte-identical files and ``git status`` stays clean.
 Outputs, execution counts, parameters and the cells' own ids are kept. The workflow's notebook rules run::
 
     papermill IN.ipynb OUT.ipynb ... && python -m compendium.executed_notebook OUT.ipynb
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 from fairstats.reporting import atomic_write_text
 
@@ -29,7 +32,8 @@ PAPERMILL_TAGS = ("injected-parameters", "papermill-error-cell-tag")
 
 
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return ``nb`` without wall-clock times and with deterministic ids for papermill's cells (in place)."""
+    """Return ``nb`` without wall-clock times, with deterministic ids for papermill's cells and consecutive
+    stream outputs merged (in place)."""
     for key in TIME_KEYS:
         nb.metadata.get("papermill", {}).pop(key, None)
     taken = {cell.get("id") for cell in nb.cells}
@@ -47,6 +51,7 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 new = f"{tag}-{k}"
             cell["id"] = new
             taken.add(new)
+    nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})
     return nb
 
 

@@ -34,7 +34,13 @@ def test_two_runs_give_the_same_bytes(tmp_path):
     paths = []
     for k, (seconds, cell_id) in enumerate([(1.5, "1a2b3c4d"), (7.25, "9f8e7d6c")]):
         path = tmp_path / f"run{k}.ipynb"
-        nbformat.write(_executed(seconds, cell_id), path)
+        nb = _executed(seconds, cell_id)
+        if k == 1:  # a busier kernel flushed the same printed text in two pieces
+            nb.cells[2].outputs = [
+                nbformat.v4.new_output("stream", name="stdout", text="0."),
+                nbformat.v4.new_output("stream", name="stdout", text="05\n"),
+            ]
+        nbformat.write(nb, path)
         normalise_notebook(path)
         paths.append(path)
     assert paths[0].read_bytes() == paths[1].read_bytes()
