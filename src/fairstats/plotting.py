@@ -23,11 +23,18 @@ def set_style() -> None:
 
 
 def save_figure(fig: plt.Figure, path: str | os.PathLike, *, pdf: bool = True) -> Path:
-    """Save ``fig`` to ``path`` (PNG) and, if ``pdf``, beside it as PDF; return the PNG path."""
+    """Save ``fig`` to ``path`` (PNG) and, if ``pdf``, beside it as PDF; return the PNG path.
+
+    The files carry no run-specific metadata (creation date, Matplotlib version), so a rerun writes the same
+    bytes.
+    """
     path = Path(path).with_suffix(".png")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    # No creation date and no software version: the same figure gives the same bytes on every run and with
+    # every Matplotlib release that draws it the same way.
+    fig.savefig(path, metadata={"Software": None})
     if pdf:
-        # no creation date: the same figure gives the same bytes on every run
-        fig.savefig(path.with_suffix(".pdf"), metadata={"CreationDate": None})
+        fig.savefig(
+            path.with_suffix(".pdf"), metadata={"CreationDate": None, "Creator": None, "Producer": None}
+        )
     return path

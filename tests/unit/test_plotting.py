@@ -19,3 +19,13 @@ def test_save_figure_writes_png_and_pdf_reproducibly(tmp_path):
     assert first.read_bytes() == second.read_bytes()
     assert first.with_suffix(".pdf").read_bytes() == second.with_suffix(".pdf").read_bytes()
     plt.close("all")
+
+
+def test_save_figure_writes_no_date_or_version(tmp_path):
+    import matplotlib
+
+    png = save_figure(_figure(), tmp_path / "fig")
+    for data in (png.read_bytes(), png.with_suffix(".pdf").read_bytes()):
+        assert b"CreationDate" not in data
+        assert matplotlib.__version__.encode() not in data  # PNG "Software", PDF "Creator"/"Producer"
+    plt.close("all")

@@ -111,13 +111,14 @@ def chunk_files(root: Path) -> list[Path]:
     return sorted((root / "data" / "interim" / EXPERIMENT / "nij").glob("*/predictions/chunks/*.parquet"))
 
 
-def table_files(root: Path) -> list[str]:
-    """Relative paths of every table and data file the run wrote (results, interim), run records excluded."""
+def table_files(root: Path, *, suffixes: tuple[str, ...] = TABLE_SUFFIXES) -> list[str]:
+    """Relative paths of every table and data file the run wrote (results, interim), run records excluded;
+    ``suffixes`` widens it (e.g. to executed notebooks and figures)."""
     out = []
     for base in (root / "results" / EXPERIMENT, root / "data" / "interim" / EXPERIMENT):
         for path in base.rglob("*"):
             rel = path.relative_to(root)
-            if path.is_file() and path.suffix in TABLE_SUFFIXES and not _is_run_record(rel):
+            if path.is_file() and path.suffix in suffixes and not _is_run_record(rel):
                 out.append(rel.as_posix())
     return sorted(out)
 

@@ -133,6 +133,7 @@ rule render_beyond_the_papers:
         " -p nij_disparities {params.nij_disparities:q} -p battery_adjusted {params.adjusted:q}"
         " -p verdicts {params.verdicts:q} -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
         " > {log:q} 2>&1"
+        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).

@@ -43,8 +43,12 @@ used = pd.DataFrame(
     }
 )
 write_table(used, out.features, title="Fairness through awareness: features of the Mahalanobis metric")
+# Distances are float sums whose last bits differ across machines (BLAS kernels); written rounded to
+# DISTANCE_DECIMALS places (distances are ~1-100), so the file is the same wherever the neighbours are.
+DISTANCE_DECIMALS = 9
+neighbours = tables.neighbours.assign(distance=tables.neighbours["distance"].round(DISTANCE_DECIMALS))
 tmp = f"{out.neighbours}.tmp"
-tables.neighbours.to_parquet(tmp, index=False)
+neighbours.to_parquet(tmp, index=False)
 os.replace(tmp, out.neighbours)  # never a half-written file
 pvr = published_vs_reproduced_rerun(tables, sm.input.published, raw_dir=p.raw_dir, alpha=p.alpha)
 if preset != "paper":
