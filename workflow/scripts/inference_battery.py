@@ -41,7 +41,9 @@ if "corrected_test" in battery:
 battery["pvalue_paper"] = coalesce(battery, ["pvalue_paper_formula", "pvalue_as_published", "pvalue"])
 REPEATS = {"VI": "IV", "VII": "V", "VIII": "III"}  # same metric, same tail: the same hypothesis
 group = battery["group"].fillna("").astype(str) if "group" in battery else ""
-battery["hypothesis"] = battery["table"].astype(str).replace(REPEATS) + " " + group
+battery["hypothesis"] = (
+    battery["table"].astype(str).replace(REPEATS) + " " + battery["model"].astype(str) + " " + group
+).str.strip()
 
 adjusted = battery
 for method, short in (("holm", "holm"), ("fdr_bh", "bh")):
