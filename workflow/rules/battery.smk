@@ -113,8 +113,12 @@ rule render_paper_b:
         raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
         alpha=config["nij"]["alpha"],
         favorable=config["nij"]["favorable"],
-        ap_pvr=rules.authors_procedure_tables.output.pvr if AP_ON else "",
-        ap_dir=AP_TABLES if AP_ON else "",
+        ap_pvr=lambda wildcards, input: next(
+            (f for f in input.authors_procedure if f.endswith("published-vs-reproduced.csv")), ""
+        ),
+        ap_dir=lambda wildcards, input: (
+            os.path.dirname(input.authors_procedure[0]) if input.authors_procedure else ""
+        ),
     log:
         f"{RESULTS}/logs/nij/{{preset}}/render_paper_b.log",
     conda:
