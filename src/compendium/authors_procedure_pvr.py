@@ -71,8 +71,8 @@ def _reading_rows(published: pd.DataFrame, readings: pd.DataFrame) -> list[list]
                     "; it compares E(S | y=1) of Black people with E(S | y=0) of White people, i.e. two "
                     "different classes, not the balance for the negative class the paper names"
                 )
-            if model not in READING_MODELS:
-                note += _model_note(model) if not ok else ""
+            if model not in READING_MODELS and not ok:
+                note += f"; on our fits of this model it gives {value:.4g}" + _model_note(model)
             out.append(
                 [
                     "B",
@@ -100,7 +100,7 @@ def _reading_rows(published: pd.DataFrame, readings: pd.DataFrame) -> list[list]
             best = closest.iloc[(closest["reproduced"] - _as_float(printed)).abs().argmin()]
             note += f"; nearest: {best['reproduced']:.4g} under '{best['reading']}'"
         if model not in READING_MODELS:
-            note += "; no reading is run on this model (its predictions are not the authors')"
+            note += "; this model's predictions are not the authors' in every fold" + _model_note(model)
         out.append(["B", table, row, column, printed, value, SOURCE, False, note])
     return out
 
