@@ -99,7 +99,8 @@ def race_black_from_white(white: pd.Series) -> Callable[[pd.DataFrame], pd.DataF
     bad = ~white.isin([0, 1])
     if bad.any():
         raise ValueError(
-            f"`white`: {REFIT_DROPPED} must be 0/1, got {white[bad].iloc[0]!r} at row {white.index[bad][0]!r}"
+            f"`white`: {REFIT_DROPPED} must be 0/1, got {white[bad].iloc[0].item()!r} at row "
+            f"{white.index[bad][0].item() if hasattr(white.index[bad][0], 'item') else white.index[bad][0]!r}"
         )
 
     def swap(X_test: pd.DataFrame) -> pd.DataFrame:

@@ -210,7 +210,9 @@ def _fold_values(p: pd.DataFrame, reading: Reading) -> pd.DataFrame:
     return wide.rename(columns={"WHITE": "White", "BLACK": "Black"})[["White", "Black"]]
 
 
-def run_readings(predictions: pd.DataFrame, published_csv, *, n_bins: int = 10) -> pd.DataFrame:
+def run_readings(
+    predictions: pd.DataFrame, published_csv, *, n_bins: int = 10, models: tuple[str, ...] | None = None
+) -> pd.DataFrame:
     """Run every declared reading on every model's predictions; compare with the printed numbers.
 
     Parameters
@@ -221,6 +223,8 @@ def run_readings(predictions: pd.DataFrame, published_csv, *, n_bins: int = 10) 
         ``data/published/paper-b-tables.csv``.
     n_bins : int, keyword-only
         Number of bins (paper: 10).
+    models : tuple of str, optional, keyword-only
+        Models to run (default: every model in ``predictions``); LDA and RF are always among them.
 
     Returns
     -------
@@ -236,7 +240,9 @@ def run_readings(predictions: pd.DataFrame, published_csv, *, n_bins: int = 10) 
     preds = predictions.assign(score=exact_scores(predictions))
     rows = []
     readings = CALIBRATION_READINGS + WELL_CALIBRATION_READINGS + BALANCE_READINGS + TREATMENT_READINGS
-    models = [m for m in MODELS if m in set(preds["model"].astype(str))]
+    present = set(preds["model"].astype(str))
+    wanted = set(MODELS) if models is None else set(models) | set(READING_MODELS)
+    models = [m for m in MODELS if m in present and m in wanted]
     for reading in readings:
         for model in models:
             p = preds[preds["model"].astype(str) == model]
