@@ -60,7 +60,7 @@ AP_TABLES = f"{AUTHORS_PROCEDURE}/tables"
 rule authors_procedure_tables:
     input:
         refits=AUTHORS_REFITS,
-        predictions=expand(NIJ_PREDICTIONS, preset="paper"),
+        predictions=expand(NIJ_PREDICTIONS, preset="paper")[0],
         published=NIJ_PUBLISHED_B,
     output:
         causal_counts=f"{AP_TABLES}/causal_count_tables.csv",
