@@ -886,7 +886,7 @@ _AWARENESS_MATCHING = (
 
 _CAUSAL = (
     "the printed table comes from the authors' refits without Race_WHITE, not from Table I's models: see "
-    "source authors-procedure, which reproduces it"
+    "source authors-procedure"
 )
 _AWARENESS = (
     "the authors' neighbour is decided by rounding (their distance is sqrt(2) for every pair): see source "
