@@ -54,6 +54,7 @@ __all__ = [
     "authors_battery",
     "authors_fold_metrics",
     "authors_table_i",
+    "matches_printed",
     "matches_printed_pvalue",
     "printed_count_checks",
     "published_vs_reproduced_authors",
@@ -469,7 +470,11 @@ def matches_printed_pvalue(published: str, reproduced: float) -> bool:
     return matches_at_printed_precision(text, reproduced)
 
 
-def _matches(column: str, published: str, reproduced: float) -> bool:
+def matches_printed(column: str, published: str, reproduced: float) -> bool:
+    """Whether ``reproduced`` agrees with a printed number of paper B: p-values (``column == "P-Value"``) by
+    :func:`matches_printed_pvalue`, others at printed precision; never for a NaN or infinite value."""
+    if not np.isfinite(reproduced):
+        return False
     if column == "P-Value":
         return matches_printed_pvalue(published, reproduced)
     return matches_at_printed_precision(published, reproduced)
@@ -699,7 +704,7 @@ def published_vs_reproduced_authors(
         reproduced, note = float("nan"), ""
         if table == "I":
             reproduced = float(table_i.loc[row, "accuracy"])
-            if not _matches(column, printed, reproduced):
+            if not matches_printed(column, printed, reproduced):
                 note = (
                     _TABLE_I_LR if row == "Logistic Regression" else "differs from the mean per-fold accuracy"
                 )
@@ -713,7 +718,7 @@ def published_vs_reproduced_authors(
             reproduced = float(b[field])
             if table == "XI":
                 note = _table_xi_note(b)
-            elif not _matches(column, printed, reproduced):
+            elif not matches_printed(column, printed, reproduced):
                 if table in ("III", "VIII") and row == "Gradient Boosting" and column == "Test Statistic":
                     note = _TABLE_III_XGB
                 else:
@@ -743,7 +748,7 @@ def published_vs_reproduced_authors(
                 mid = mcnemar_midp(k, n_k)
                 as_pub = mcnemar_midp_as_published(k, n_k)
                 reproduced = mid.pvalue
-                agree = _matches(column, printed, as_pub.pvalue)
+                agree = matches_printed(column, printed, as_pub.pvalue)
                 note = (
                     "from the printed K and N-K (the authors' counts; the predictions behind them are not "
                     f"committed): mid-p of Eq. 3 with k = min(K, N-K) = {mid.pvalue:.4g}; the authors' "
@@ -752,6 +757,6 @@ def published_vs_reproduced_authors(
                 )
                 if (mid.pvalue < alpha) != (as_pub.pvalue < alpha):
                     note += f"; the verdict at alpha = {alpha:g} changes under the mid-p"
-        matches = bool(np.isfinite(reproduced) and _matches(column, printed, reproduced))
+        matches = bool(np.isfinite(reproduced) and matches_printed(column, printed, reproduced))
         out.append(["B", table, row, column, printed, reproduced, "authors-per-fold", matches, note])
     return pd.DataFrame(out, columns=PVR_COLUMNS)

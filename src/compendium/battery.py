@@ -93,11 +93,11 @@ from compendium.authors import (
     authors_fold_metrics,
     correct_t_note,
     fold_ttest_rows,
-    matches_printed_pvalue,
+    matches_printed,
     printed_count_checks,
     read_published_b,
 )
-from compendium.published import PVR_COLUMNS, matches_at_printed_precision
+from compendium.published import PVR_COLUMNS
 from fairstats.awareness import nearest_other_group
 from fairstats.calibration import (
     calibration_independence_test,
@@ -118,6 +118,7 @@ __all__ = [
     "align_battery",
     "awareness_features",
     "battery_tables",
+    "causal_discrimination_tables",
     "fold_agreement",
     "published_vs_reproduced_rerun",
     "run_battery",
@@ -559,6 +560,52 @@ def _mcnemar_rows_and_counts(
 # --------------------------------------------------------------------------------------------- public
 
 
+def causal_discrimination_tables(
+    predictions: pd.DataFrame,
+    *,
+    favorable: int = 0,
+    alpha: float = 0.05,
+    source: str = "rerun",
+    protected: object = "BLACK",
+    unprotected: object = "WHITE",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables XVI-XX alone: the paired 2x2 counts and the McNemar rows of the causal-discrimination test.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Tidy predictions with ``model, ID, race, y_pred, y_pred_flipped`` (e.g. the authors' refits of
+        :mod:`compendium.authors_procedure`).
+    favorable, alpha, source, protected, unprotected : keyword-only
+        As :func:`battery_tables`.
+
+    Returns
+    -------
+    tests : pandas.DataFrame
+        The Table XX rows (:data:`BATTERY_COLUMNS`; ``k``, ``n_minus_k``, ``pvalue`` = mid-p of Eq. 3,
+        ``pvalue_as_published``).
+    counts : pandas.DataFrame
+        ``table, model, test, group, original, other, n`` (Tables XVI-XIX).
+    """
+    require_table(predictions, ["model", "ID", "race", "y_pred", "y_pred_flipped"], where="`predictions`")
+    present = set(predictions["model"].astype(str))
+    models = [m for m in MODELS if m in present]
+    rows, counts = _mcnemar_rows_and_counts(
+        predictions,
+        models,
+        None,
+        favorable=favorable,
+        alpha=float(alpha),
+        source=source,
+        protected=protected,
+        unprotected=unprotected,
+    )
+    tests = pd.DataFrame(rows, columns=list(BATTERY_COLUMNS))
+    for col in ("n", "k", "n_minus_k"):
+        tests[col] = tests[col].astype("Int64")
+    return tests, counts
+
+
 def battery_tables(
     predictions: pd.DataFrame,
     *,
@@ -837,12 +884,28 @@ _AWARENESS_MATCHING = (
 )
 
 
-def _matches(column: str, printed: str, reproduced: float) -> bool:
-    if not np.isfinite(reproduced):
-        return False
-    if column == "P-Value":
-        return matches_printed_pvalue(printed, reproduced)
-    return matches_at_printed_precision(printed, reproduced)
+_CAUSAL = (
+    "the printed table comes from the authors' refits without Race_WHITE, not from Table I's models: see "
+    "source authors-procedure"
+)
+_AWARENESS = (
+    "the authors' neighbour is decided by rounding (their distance is sqrt(2) for every pair): see source "
+    "authors-procedure"
+)
+_READINGS = (
+    "none of the readings declared in compendium.printed_readings reproduces the printed number: see source "
+    "authors-procedure"
+)
+#: Where our predictions equal the authors' in every fold, the demonstrated cause of a remaining difference.
+_CAUSE_WHEN_FITS_AGREE = {
+    **dict.fromkeys(("XVI", "XVII", "XVIII", "XIX", "XX"), _CAUSAL),
+    **dict.fromkeys(("XXI", "XXII", "XXIII", "XXIV", "XXV"), _AWARENESS),
+    **dict.fromkeys(("XI", "XII", "XIII"), _READINGS),
+    "XV": (
+        "the printed numbers are E(S | y=1) of Black minus E(S | y=0) of White people, two different classes "
+        "(reading of compendium.printed_readings, source authors-procedure)"
+    ),
+}
 
 
 class _Notes:
@@ -874,8 +937,9 @@ class _Notes:
         checks = printed_count_checks(published_csv, raw_dir)
         self.failed = checks[~checks["ok"]]
 
-    def agree(self, model: str, metric: str = "all") -> str:
-        """In how many folds our per-fold values (a metric, or "all" cells) equal the authors'."""
+    def agree(self, model: str, metric: str = "all", table: str = "") -> str:
+        """In how many folds our per-fold values (a metric, or "all" cells) equal the authors'; where all do,
+        the demonstrated cause of a difference in ``table`` (:data:`_CAUSE_WHEN_FITS_AGREE`)."""
         if self.agreement is None or (model, metric) not in self.agreement.index:
             return ""
         a = self.agreement.loc[(model, metric)]
@@ -888,11 +952,8 @@ class _Notes:
         text = (
             f"; our predictions give the authors' committed confusion cells in {n_equal} of {n_folds} folds"
         )
-        if n_equal == n_folds:
-            text += (
-                " (our fits agree with the authors', so the difference most likely lies in how the printed "
-                "number was computed, not in the predictions)"
-            )
+        if n_equal == n_folds and table in _CAUSE_WHEN_FITS_AGREE:
+            text += f" (our fits agree with the authors'; {_CAUSE_WHEN_FITS_AGREE[table]})"
         return text
 
     def subset(self) -> str:
@@ -908,7 +969,7 @@ class _Notes:
         field_ = _T_FIELDS[column]
         if self.authors_t is not None and (table, model) in self.authors_t:
             theirs = self.authors_t[(table, model)][field_]
-            ok = _matches(column, printed, theirs)
+            ok = matches_printed(column, printed, theirs)
             note += (
                 f"; the same formula on the authors' per-fold values over these folds gives {theirs:.4g}, "
                 f"which {'matches' if ok else 'does not match'} the printed value"
@@ -918,13 +979,13 @@ class _Notes:
             return note + self.agree(model, metric) + self.subset()
         if table in ("XIV", "XV"):
             note += "; " + _NO_SCORES
-        return note + self.agree(model) + self.subset()
+        return note + self.agree(model, table=table) + self.subset()
 
-    def calibration(self, model: str, ours: float, df: int) -> str:
+    def calibration(self, model: str, ours: float, df: int, table: str = "XII") -> str:
         return (
             f"rerun {ours:.4g} (the paper's Eq. 1-2 on our out-of-fold scores, {df} df); {_NO_SCORES}; the "
             "statistic counts every score in its bin, so refits that move scores across bin edges move it"
-            + self.agree(model)
+            + self.agree(model, table=table)
             + self.subset()
         )
 
@@ -939,7 +1000,7 @@ class _Notes:
             note += "; " + _AWARENESS_MATCHING
         else:
             note += "; the race-flipped predictions come from our refit models"
-        note += self.agree(model)
+        note += self.agree(model, table=table)
         if self.failed is not None:
             bad = self.failed[(self.failed["table"] == table) & (self.failed["group"] == group)]
             for _, c in bad.iterrows():
@@ -951,7 +1012,7 @@ class _Notes:
         note = f"rerun {ours:.4g}"
         if column == "P-Value":
             published = float(r["pvalue_as_published"])
-            ok = _matches(column, printed, published)
+            ok = matches_printed(column, printed, published)
             note += (
                 f" = mid-p of Eq. 3 on our K = {int(r['k'])}, N-K = {int(r['n_minus_k'])}; Table XX's "
                 f"formula 2*cdf(k) - 0.5*pmf(k) on our counts gives {published:.4g} "
@@ -963,7 +1024,7 @@ class _Notes:
             note += " discordant pairs (" + ("race-flipped" if table == "XX" else "nearest neighbour") + ")"
             if table == "XXV":
                 note += "; " + _AWARENESS_MATCHING
-        return note + self.agree(model) + self.subset()
+        return note + self.agree(model, table=table) + self.subset()
 
 
 def published_vs_reproduced_rerun(
@@ -1034,7 +1095,7 @@ def published_vs_reproduced_rerun(
                     note = notes.t_table(table, model, t_specs[table].metric, column, printed, reproduced)
                 else:
                     reproduced = float(r["statistic" if column.startswith("Chi") else "pvalue"])
-                    note = notes.calibration(model, reproduced, int(r["df"]))
+                    note = notes.calibration(model, reproduced, int(r["df"]), table)
         elif table in count_keys:
             test, model = count_keys[table]
             group = "White" if row.startswith("Unprotected") else "Black"
@@ -1050,7 +1111,7 @@ def published_vs_reproduced_rerun(
                 r = bat.loc[(table, model, group)]
                 reproduced = float(r[{"K": "k", "N-K": "n_minus_k", "P-Value": "pvalue"}[column]])
                 note = notes.mcnemar(table, model, column, printed, r, alpha)
-        matches = _matches(column, printed, reproduced)
+        matches = matches_printed(column, printed, reproduced)
         note = "" if matches else note
         if table in t_specs and column in ("Test Statistic", "P-Value") and np.isfinite(reproduced):
             note = "; ".join(filter(None, [note, correct_t_note(r)]))

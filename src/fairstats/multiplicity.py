@@ -65,6 +65,7 @@ def adjust_pvalues(
     pvalue: str | Sequence[str] = "pvalue_corrected",
     alpha: float = 0.05,
     suffix: str | None = None,
+    hypothesis: str | None = None,
 ) -> pd.DataFrame:
     r"""Multiplicity-adjusted p-values over a battery of tests, overall or per family.
 
@@ -85,6 +86,10 @@ def adjust_pvalues(
         Family level of the ``significant_<suffix>`` verdict.
     suffix : str, optional
         Names of the added columns (default: ``"holm"``, ``"bh"``, ``"bonferroni"`` or ``"by"``).
+    hypothesis : str, optional
+        Column naming the hypothesis each row tests. Rows of one family with the same hypothesis (e.g. paper
+        B's Table VI, which repeats Table IV's test) enter the family once, with their first row's p-value,
+        and all get its adjusted p-value. Default: every row is its own hypothesis.
 
     Returns
     -------
@@ -145,13 +150,24 @@ def adjust_pvalues(
         family = table.groupby(by_columns, sort=False, dropna=False).ngroup().to_numpy()
     else:
         family = np.zeros(len(table), dtype=np.int64)
+    if hypothesis is None:
+        first = np.arange(len(table))
+    else:
+        require_columns(table, [hypothesis], where="`table`")
+        require_no_nan(table, [hypothesis], where="`table`")
+        keys = pd.DataFrame(
+            {"row": np.arange(len(table)), "family": family, "hypothesis": table[hypothesis].to_numpy()}
+        )
+        first = keys.groupby(["family", "hypothesis"], sort=False)["row"].transform("first").to_numpy()
+    distinct = first == np.arange(len(table))
     adjusted = np.full(len(table), np.nan)
     size = np.zeros(len(table), dtype=np.int64)
     for f in np.unique(family):
-        rows = np.flatnonzero((family == f) & ~np.isnan(p))
+        rows = np.flatnonzero((family == f) & ~np.isnan(p) & distinct)
         size[family == f] = rows.size
         if rows.size:
             adjusted[rows] = multipletests(p[rows], alpha=alpha, method=method)[1]
+    adjusted = adjusted[first]
     out = table.copy()
     if len(columns) > 1:
         out["pvalue_source"] = source
@@ -196,6 +212,7 @@ def verdict_table(
     pvalue: str | Sequence[str] = "pvalue_corrected",
     paper: str = "significant_paper",
     family: str | Sequence[str] | None = None,
+    hypothesis: str | None = None,
 ) -> pd.DataFrame:
     """Which of a battery's violations survive: the paper's verdict, the corrected t, Holm and BH.
 
@@ -221,6 +238,9 @@ def verdict_table(
     family : str or list of str, optional
         Families of the multiplicity adjustment (default: the whole battery is one family; ``"model"``: each
         model's tests).
+    hypothesis : str, optional
+        Column naming the hypothesis each row tests; rows with the same one count once in the family (see
+        :func:`adjust_pvalues`).
 
     Returns
     -------
@@ -266,8 +286,12 @@ def verdict_table(
     require_no_nan(battery, [*by_columns, test], where="`battery`")
     alpha = level_iv(alpha, "alpha")
     columns = _pvalue_columns_iv(battery, pvalue)
-    adjusted = adjust_pvalues(battery, method="holm", by=family, pvalue=columns, alpha=alpha, suffix="holm")
-    adjusted = adjust_pvalues(adjusted, method="fdr_bh", by=family, pvalue=columns, alpha=alpha, suffix="bh")
+    adjusted = adjust_pvalues(
+        battery, method="holm", by=family, pvalue=columns, alpha=alpha, suffix="holm", hypothesis=hypothesis
+    )
+    adjusted = adjust_pvalues(
+        adjusted, method="fdr_bh", by=family, pvalue=columns, alpha=alpha, suffix="bh", hypothesis=hypothesis
+    )
     p, _ = _coalesce(battery, columns)
     row_alpha = (
         pd.to_numeric(battery["alpha"], errors="coerce").fillna(alpha).to_numpy(dtype=float)

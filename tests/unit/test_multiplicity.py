@@ -147,3 +147,14 @@ def test_verdicts_per_model_family_are_less_strict():
 def test_verdict_table_needs_its_columns():
     with pytest.raises(ValueError, match="significant_paper"):
         verdict_table(BATTERY.rename(columns={"pvalue": "pvalue_corrected"}))
+
+
+def test_a_repeated_hypothesis_enters_the_family_once():
+    # Reference: statsmodels multipletests([0.01, 0.04], method="holm") = [0.02, 0.04]; the third row repeats
+    # the first hypothesis (paper B's Table VI repeats Table IV) and gets its adjusted p, not a family of 3.
+    t = pd.DataFrame({"pvalue": [0.01, 0.04, 0.01], "hyp": ["fpr", "ppv", "fpr"]})
+    out = adjust_pvalues(t, pvalue="pvalue", hypothesis="hyp")
+    assert out["pvalue_holm"].round(6).tolist() == [0.02, 0.04, 0.02]
+    assert out["family_size_holm"].tolist() == [2, 2, 2]
+    without = adjust_pvalues(t, pvalue="pvalue")
+    assert without["family_size_holm"].tolist() == [3, 3, 3]

@@ -43,8 +43,8 @@ def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
     params = pm.inspect_notebook(str(NOTEBOOK))
     assert set(params) == {
         "battery_csv", "fold_metrics_csv", "counts_csv", "calibration_bins_csv", "rerun_pvr_csv",
-        "authors_battery_csv", "authors_pvr_csv", "authors_raw_dir", "published_csv", "preset", "alpha",
-        "favorable", "out_dir",
+        "authors_battery_csv", "authors_pvr_csv", "authors_procedure_pvr_csv", "authors_procedure_dir",
+        "authors_raw_dir", "published_csv", "preset", "alpha", "favorable", "out_dir",
     }  # fmt: skip
     assert all(p["help"] for p in params.values())
 

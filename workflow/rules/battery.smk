@@ -95,6 +95,7 @@ rule render_paper_b:
         authors_pvr=rules.authors_battery.output.pvr,
         confusion=ancient(f"{AUTHORS_RAW}/Confusion Distribution.csv"),
         published=PUBLISHED_B,
+        authors_procedure=list(rules.authors_procedure_tables.output) if AP_ON else [],
     output:
         nb=f"{BATTERY_RESULTS}/notebooks/paper_b_battery.ipynb",
         tables=f"{BATTERY_RESULTS}/tables/paper_b_tables.csv",
@@ -112,6 +113,12 @@ rule render_paper_b:
         raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
         alpha=config["nij"]["alpha"],
         favorable=config["nij"]["favorable"],
+        ap_pvr=lambda wildcards, input: next(
+            (f for f in input.authors_procedure if f.endswith("published-vs-reproduced.csv")), ""
+        ),
+        ap_dir=lambda wildcards, input: (
+            os.path.dirname(input.authors_procedure[0]) if input.authors_procedure else ""
+        ),
     log:
         f"{RESULTS}/logs/nij/{{preset}}/render_paper_b.log",
     conda:
@@ -122,6 +129,7 @@ rule render_paper_b:
         " -p counts_csv {input.counts:q} -p calibration_bins_csv {input.calibration_bins:q}"
         " -p rerun_pvr_csv {input.pvr:q} -p authors_battery_csv {input.authors_battery:q}"
         " -p authors_pvr_csv {input.authors_pvr:q} -p authors_raw_dir {params.raw_dir:q}"
+        " -p authors_procedure_pvr_csv {params.ap_pvr:q} -p authors_procedure_dir {params.ap_dir:q}"
         " -p published_csv {input.published:q} -p preset {wildcards.preset:q}"
         " -p alpha {params.alpha} -p favorable {params.favorable} -p out_dir {params.out_dir:q}"
         " > {log:q} 2>&1"

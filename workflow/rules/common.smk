@@ -31,6 +31,7 @@ PVR_PIECES = []
 
 def all_targets():
     return (
-        data_targets() + compas_targets() + nij_targets() + battery_targets() + inference_targets()
+        data_targets() + compas_targets() + nij_targets() + battery_targets() + authors_procedure_targets()
+        + inference_targets()
         + report_targets()
     )

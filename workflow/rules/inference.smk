@@ -107,6 +107,7 @@ rule render_beyond_the_papers:
         nij_disparities=expand(rules.audit_nij_predictions.output.disparities, preset=INFERENCE_NIJ_PRESETS),
         adjusted=expand(rules.adjust_battery.output.adjusted, source=INFERENCE_SOURCES),
         verdicts=expand(rules.adjust_battery.output.verdicts, source=INFERENCE_SOURCES),
+        published=NIJ_PUBLISHED_B,
     output:
         nb=f"{INFERENCE}/notebooks/beyond_the_papers.ipynb",
         conclusions=f"{INFERENCE}/tables/paper_b_conclusions_survive.csv",
@@ -131,7 +132,8 @@ rule render_beyond_the_papers:
         " -p compas_outcome_tests {input.compas_tests:q} -p compas_cramers_v {input.compas_v:q}"
         " -p nij_equal_confusion {params.nij_equal:q} -p nij_residuals {params.nij_residuals:q}"
         " -p nij_disparities {params.nij_disparities:q} -p battery_adjusted {params.adjusted:q}"
-        " -p verdicts {params.verdicts:q} -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
+        " -p verdicts {params.verdicts:q} -p published_csv {input.published:q}"
+        " -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
         " > {log:q} 2>&1"
         " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 

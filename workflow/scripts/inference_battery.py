@@ -6,6 +6,9 @@ resampled t (t rows), the McNemar mid-p (``pvalue`` of the causal discrimination
 summed independence chi-squared (``pvalue_alternative`` of the calibration row); rows without one
 (well-calibration, ``corrected_test`` empty) are left out of the families. The paper's p-value is its t
 formula's, Table XX's formula's (``pvalue_as_published``) or its own chi-squared's (``pvalue``).
+
+Each distinct hypothesis counts once in a Holm/BH family: Tables VI, VII and VIII repeat the tests of Tables
+IV (FPR), V (FNR = 1 - TPR) and III (PPV), and share those rows' adjusted p-values (column ``hypothesis``).
 """
 
 import logging
@@ -36,14 +39,28 @@ if "corrected_test" in battery:
     none = battery["corrected_test"].fillna("").eq("") & battery["pvalue_corrected"].isna()
     battery.loc[none, "pvalue_correct"] = np.nan
 battery["pvalue_paper"] = coalesce(battery, ["pvalue_paper_formula", "pvalue_as_published", "pvalue"])
+REPEATS = {"VI": "IV", "VII": "V", "VIII": "III"}  # same metric, same tail: the same hypothesis
+group = battery["group"].fillna("").astype(str) if "group" in battery else ""
+battery["hypothesis"] = (
+    battery["table"].astype(str).replace(REPEATS) + " " + battery["model"].astype(str) + " " + group
+).str.strip()
 
 adjusted = battery
 for method, short in (("holm", "holm"), ("fdr_bh", "bh")):
-    adjusted = adjust_pvalues(adjusted, method=method, pvalue="pvalue_correct", alpha=alpha, suffix=short)
     adjusted = adjust_pvalues(
-        adjusted, method=method, pvalue="pvalue_correct", alpha=alpha, by="model", suffix=f"{short}_model"
+        adjusted, method=method, pvalue="pvalue_correct", alpha=alpha, suffix=short, hypothesis="hypothesis"
     )
-keep = ["table", "model", "test", "metric", "alternative", "alpha", "estimate", "significant_paper"]
+    adjusted = adjust_pvalues(
+        adjusted,
+        method=method,
+        pvalue="pvalue_correct",
+        alpha=alpha,
+        by="model",
+        suffix=f"{short}_model",
+        hypothesis="hypothesis",
+    )
+keep = ["table", "hypothesis", "model", "test", "metric", "alternative", "alpha", "estimate"]
+keep += ["significant_paper"]
 keep += ["pvalue_paper", "pvalue_paper_formula", "pvalue_pooled", "pvalue_paired", "pvalue_corrected"]
 keep += ["pvalue_correct"]
 keep += [
@@ -56,14 +73,16 @@ write_table(
     digits=4,
     title=f"Paper B's battery ({source}): correct p-values adjusted by Holm and BH, overall and per model",
 )
-verdicts = verdict_table(battery, alpha=alpha, pvalue="pvalue_correct")
+verdicts = verdict_table(battery, alpha=alpha, pvalue="pvalue_correct", hypothesis="hypothesis")
 write_table(
     verdicts,
     sm.output.verdicts,
     digits=4,
     title=f"Which of paper B's violations survive ({source}; Holm and BH over the whole battery)",
 )
-per_model = verdict_table(battery, alpha=alpha, pvalue="pvalue_correct", family="model")
+per_model = verdict_table(
+    battery, alpha=alpha, pvalue="pvalue_correct", family="model", hypothesis="hypothesis"
+)
 write_table(
     per_model,
     sm.output.verdicts_model,

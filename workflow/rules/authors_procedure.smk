@@ -1,0 +1,120 @@
+# Rules for the authors-procedure stage: paper B's Tables XI-XXV by the authors' own procedures
+# (compendium.authors_procedure and friends; results under results/<experiment>/nij/authors_procedure/).
+#
+# The causal-discrimination refits: per test fold, the four paper-preset models refitted on the other folds with
+# Race_WHITE dropped (the authors' script), original and race-flipped predictions. Fan-out as train_fold_chunk:
+# one refit_authors_chunk job per (model, chunk of nij.chunk_size folds), each writing its own parquet file
+# atomically (a killed run resumes without refitting finished chunks); gather_authors_refits writes one tidy file.
+# The stage needs the authors' folds (nij.fold_scheme paper); other configurations leave it out.
+
+AUTHORS_PROCEDURE = f"{RESULTS}/nij/authors_procedure"
+AUTHORS_PROCEDURE_ON = config["nij"]["fold_scheme"] == "paper"
+AUTHORS_REFITS = f"{AUTHORS_PROCEDURE}/predictions/refits.parquet"
+
+
+rule refit_authors_chunk:
+    input:
+        table=rules.reconstruct_nij.output.table,
+    output:
+        predictions=f"{INTERIM}/nij/authors_procedure/chunks/{{model}}_{{chunk}}.parquet",
+    params:
+        folds=lambda wildcards: NIJ_CHUNKS[int(wildcards.chunk)],
+        source=config["nij"]["source"],
+        favorable=config["nij"]["favorable"],
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/refit_authors_chunk/{{model}}_{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/authors_procedure/refit_authors_chunk/{{model}}_{{chunk}}.tsv"
+    threads: 1
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/refit_authors_chunk.py"
+
+
+rule gather_authors_refits:
+    input:
+        chunks=expand(
+            f"{INTERIM}/nij/authors_procedure/chunks/{{model}}_{{chunk}}.parquet",
+            model=NIJ_MODELS,
+            chunk=NIJ_CHUNK_IDS,
+        ),
+    output:
+        predictions=AUTHORS_REFITS,
+    params:
+        models=NIJ_MODELS,
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/gather_authors_refits.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/gather_predictions.py"
+
+
+AP_CONFIG = config["nij"].get("authors_procedure", {})
+AP_TABLES = f"{AUTHORS_PROCEDURE}/tables"
+
+
+# Tables XVI-XX from the refits, XXI-XXV as a random-neighbour Monte Carlo, the readings of XI-XIII and XV on
+# the Table I scores of LDA and RF, and the published-vs-reproduced piece (source authors-procedure).
+rule authors_procedure_tables:
+    input:
+        refits=AUTHORS_REFITS,
+        predictions=expand(NIJ_PREDICTIONS, preset="paper")[0],
+        published=NIJ_PUBLISHED_B,
+    output:
+        causal_counts=f"{AP_TABLES}/causal_count_tables.csv",
+        causal_counts_md=f"{AP_TABLES}/causal_count_tables.md",
+        causal_tests=f"{AP_TABLES}/causal_mcnemar.csv",
+        causal_tests_md=f"{AP_TABLES}/causal_mcnemar.md",
+        random_counts=f"{AP_TABLES}/awareness_random_neighbour.csv",
+        random_counts_md=f"{AP_TABLES}/awareness_random_neighbour.md",
+        readings=f"{AP_TABLES}/readings.csv",
+        readings_md=f"{AP_TABLES}/readings.md",
+        pvr=f"{AUTHORS_PROCEDURE}/published-vs-reproduced.csv",
+    params:
+        favorable=config["nij"]["favorable"],
+        alpha=config["nij"]["alpha"],
+        n_bins=config["nij"]["calibration_bins"],
+        n_draws=AP_CONFIG.get("monte_carlo_draws", 2000),
+        seed=config["seed"],
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/authors_procedure_tables.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_procedure_tables.tsv"
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/authors_procedure_tables.py"
+
+
+# Opt-in (not in rule all; one 137 x 137 pseudo-inverse per pair, ~5,000 per fold and set-up): the authors'
+# exact neighbour search on nij.authors_procedure.exact_search_folds under three floating-point set-ups.
+# Run: snakemake --cores 1 authors_exact_search
+rule authors_exact_search:
+    input:
+        table=rules.reconstruct_nij.output.table,
+    output:
+        pairs=f"{AP_TABLES}/exact_search_neighbours.csv",
+        pairs_md=f"{AP_TABLES}/exact_search_neighbours.md",
+        summary=f"{AP_TABLES}/exact_search_setups.csv",
+        summary_md=f"{AP_TABLES}/exact_search_setups.md",
+    params:
+        folds=AP_CONFIG.get("exact_search_folds", [0]),
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search.tsv"
+    threads: 2
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/authors_exact_search.py"
+
+
+AP_ON = AUTHORS_PROCEDURE_ON and "paper" in NIJ_PRESETS and set(NIJ_MODELS) >= {"lda", "rf"}
+if AP_ON:
+    PVR_PIECES.append(rules.authors_procedure_tables.output.pvr)
+
+# Final files of this stage.
+authors_procedure_targets = lambda: [AUTHORS_REFITS] + list(rules.authors_procedure_tables.output) if AP_ON else []
