@@ -17,7 +17,14 @@ from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, level_iv, require_columns, require_frame, require_no_nan
 
-__all__ = ["ADJUST_METHODS", "REAL_WITHIN_MARGIN", "VERDICTS", "adjust_pvalues", "three_way_verdicts", "verdict_table"]
+__all__ = [
+    "ADJUST_METHODS",
+    "REAL_WITHIN_MARGIN",
+    "VERDICTS",
+    "adjust_pvalues",
+    "three_way_verdicts",
+    "verdict_table",
+]
 
 #: statsmodels ``multipletests`` methods accepted by :func:`adjust_pvalues`, with their column suffix.
 ADJUST_METHODS: dict[str, str] = {"holm": "holm", "fdr_bh": "bh", "bonferroni": "bonferroni", "fdr_by": "by"}

@@ -1,10 +1,10 @@
 r"""Power and minimum detectable disparity: how large a difference could this test have seen?
 
 "Not significant" means "fair" only when the test could have detected an unfair difference. Each function
-returns the **minimum detectable disparity** (``mde``): the smallest true difference that the test, at its level
-and at the design's sizes, detects with the given power (80 % by default). A difference below ``mde`` may well
-go unseen. The power computations are statsmodels' (:mod:`statsmodels.stats.power`); only the conversion of
-their standardized effect sizes back to the scale of the comparison is written here.
+returns the **minimum detectable disparity** (``mde``): the smallest true difference that the test, at its
+level and at the design's sizes, detects with the given power (80 % by default). A difference below ``mde``
+may well go unseen. The power computations are statsmodels' (:mod:`statsmodels.stats.power`); only the
+conversion of their standardized effect sizes back to the scale of the comparison is written here.
 """
 
 from __future__ import annotations
