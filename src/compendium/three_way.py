@@ -1,8 +1,9 @@
-"""Paper B's battery with three-way verdicts (issue 12): a violation, equivalence within a margin, or no answer.
+"""Paper B's battery with three-way verdicts (issue 12): violation, equivalence within a margin, or no answer.
 
-Paper B reads "not significant" as "no violation". For each fold-based t row of the battery (the authors' per-fold
-results or our rerun) :func:`battery_three_way` adds the equivalence test on the corrected resampled t
-(:func:`fairstats.equivalence.t_equivalence`, df J - 1), the minimum detectable disparity, and the verdict
+Paper B reads "not significant" as "no violation". For each fold-based t row of the battery (the authors'
+per-fold results or our rerun) :func:`battery_three_way` adds the equivalence test on the corrected
+resampled t (:func:`fairstats.equivalence.t_equivalence`, df J - 1), the minimum detectable disparity, and
+the verdict
 after Holm over the whole battery (:func:`fairstats.multiplicity.three_way_verdicts`);
 :func:`conclusions_three_way` sums it up per fairness definition for the conclusions table, and
 :func:`power_curve` gives the power of the 250-fold design and of a single split for the teaching section.
@@ -32,8 +33,8 @@ def battery_three_way(
     Parameters
     ----------
     battery : pandas.DataFrame
-        ``battery_adjusted.csv``-like rows (``model, test, metric, alternative, estimate`` and ``pvalue``) joined
-        with the battery's ``statistic_corrected, df_corrected, n_pairs, n_white, n_black``.
+        ``battery_adjusted.csv``-like rows (``model, test, metric, alternative, estimate`` and ``pvalue``)
+        joined with the battery's ``statistic_corrected, df_corrected, n_pairs, n_white, n_black``.
     margin : float
         Absolute margin of a rate (or mean score) difference.
     alpha : float, default 0.05
@@ -52,9 +53,9 @@ def battery_three_way(
     -----
     The standard error of the corrected t is recovered from the battery as ``estimate / statistic_corrected``,
     exact when every fold is defined in both groups (``n_pairs`` equal to both groups' counts; otherwise the
-    note says "approximate"). The equivalence test is two-sided (± ``margin``) whatever the tail of the paper's
-    test; ``mde`` is for the paper's tail. FN/FP ratios have no absolute margin (a ratio of counts): no
-    equivalence test, so they are at best ``inconclusive``.
+    note says "approximate"). The equivalence test is two-sided (± ``margin``) whatever the tail of the
+    paper's test; ``mde`` is for the paper's tail. FN/FP ratios have no absolute margin (a ratio of counts):
+    no equivalence test, so they are at best ``inconclusive``.
     """
     rows = []
     for r in battery.to_dict(orient="records"):
@@ -85,12 +86,11 @@ def battery_three_way(
         out["_note"] = note
         rows.append(out)
     frame = pd.DataFrame(rows)
-    verdicts = three_way_verdicts(frame, pvalue="pvalue", equivalence_pvalue="equivalence_pvalue", alpha=alpha)
+    verdicts = three_way_verdicts(frame, alpha=alpha)
     undefined = frame["pvalue"].isna()
     verdicts.loc[undefined, "verdict_note"] = "no valid test (the paper's statistic only)"
-    verdicts["verdict_note"] = [
-        "; ".join(x for x in (v, n) if x) for v, n in zip(verdicts["verdict_note"], frame["_note"], strict=True)
-    ]
+    pairs = zip(verdicts["verdict_note"], frame["_note"], strict=True)
+    verdicts["verdict_note"] = ["; ".join(x for x in pair if x) for pair in pairs]
     return verdicts.drop(columns="_note")
 
 
@@ -108,31 +108,43 @@ def conclusions_three_way(three_way: dict[str, pd.DataFrame], *, labels: dict[st
     -------
     pandas.DataFrame
         ``source, test, margin, disparity, equivalent, inconclusive, undefined`` (models, "all" or "none"),
-        ``mde_max`` (largest minimum detectable disparity over the models) and ``reading``, one sentence.
+        ``real_within_margin`` (the equivalent models whose difference is also significant), ``mde_max``
+        (largest minimum detectable disparity over the models) and ``reading``, one sentence.
     """
     out = []
+    # A definition with two metrics takes the worst verdict of its rows per model.
+    rank = {"disparity": 0, "undefined": 1, "inconclusive": 2, "equivalent": 3}
+
+    def worst(verdicts: pd.Series) -> str:
+        return min(verdicts, key=rank.__getitem__)
+
+    def names(per_model: pd.Series, models: list, verdict: str) -> str:
+        chosen = [m for m in models if per_model.get(m) == verdict]
+        if not chosen:
+            return "none"
+        return "all" if len(chosen) == len(models) else ", ".join(labels.get(m, m) for m in chosen)
+
     for source, frame in three_way.items():
         models = list(dict.fromkeys(frame["model"]))
         for test, part in frame.groupby("test", sort=False):
-            # A definition with two metrics takes the worst verdict of its rows per model.
-            rank = {"disparity": 0, "undefined": 1, "inconclusive": 2, "equivalent": 3}
-            per_model = part.groupby("model", sort=False)["verdict"].agg(lambda v: min(v, key=rank.get))
-
-            def names(verdict, per_model=per_model):
-                chosen = [m for m in models if per_model.get(m) == verdict]
-                if not chosen:
-                    return "none"
-                return "all" if len(chosen) == len(models) else ", ".join(labels.get(m, m) for m in chosen)
+            per_model = part.groupby("model", sort=False)["verdict"].agg(worst)
 
             row = {
                 "source": source, "test": test, "margin": float(part["margin"].iloc[0]),
-                **{v: names(v) for v in ("disparity", "equivalent", "inconclusive", "undefined")},
-                "mde_max": float(part["mde"].max()) if part["mde"].notna().any() else np.nan,
+                **{v: names(per_model, models, v) for v in ("disparity", "equivalent", "inconclusive",
+                                                             "undefined")},
             }  # fmt: skip
+            real = part["verdict_note"].fillna("").str.contains("real but within the margin")
+            real_models = set(part.loc[real, "model"])
+            flags = {m: "real" for m in models if m in real_models and per_model.get(m) == "equivalent"}
+            row["real_within_margin"] = names(pd.Series(flags, dtype=object), models, "real")
+            row["mde_max"] = float(part["mde"].max()) if part["mde"].notna().any() else np.nan
             if row["disparity"] == "all":
                 reading = "a disparity in every model"
             elif row["equivalent"] == "all":
                 reading = f"equivalent within ±{row['margin']:g} in every model"
+                if row["real_within_margin"] != "none":
+                    reading += f" (a real but smaller difference: {row['real_within_margin']})"
             elif row["undefined"] == "all":
                 reading = "no valid test"
             elif row["disparity"] == "none" and row["equivalent"] == "none":

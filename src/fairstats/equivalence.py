@@ -150,6 +150,28 @@ def _undefined(scale, estimate, low, high, alpha, mde, power, method, reason) ->
     )
 
 
+def _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, method) -> EquivalenceResult:
+    """A computed test: the p-value is the larger one-sided p-value (a NaN side has no test)."""
+    p = float(np.nanmax([p_low, p_high]))
+    return EquivalenceResult(
+        scale=scale,
+        estimate=float(estimate),
+        margin_low=float(low),
+        margin_high=float(high),
+        pvalue_low=float(p_low),
+        pvalue_high=float(p_high),
+        pvalue=p,
+        ci_low=float(ci[0]),
+        ci_high=float(ci[1]),
+        alpha=alpha,
+        equivalent=bool(p < alpha),
+        mde=float(mde),
+        power=power,
+        method=method,
+        reason="",
+    )
+
+
 def rate_equivalence(
     count_a: float,
     nobs_a: float,
@@ -248,26 +270,9 @@ def rate_equivalence(
         ci = (float("nan"), float("nan"))
         method += f"; interval undefined ({err})".replace("\n", " ")
     p_low, p_high = float(res.results_larger.pvalue), float(res.results_smaller.pvalue)
-    p = float(res.pvalue)
-    if not np.isfinite(p):
+    if not np.isfinite(float(res.pvalue)):
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, "score test p-value is NaN")
-    return EquivalenceResult(
-        scale=scale,
-        estimate=float(estimate),
-        margin_low=float(low),
-        margin_high=float(high),
-        pvalue_low=p_low,
-        pvalue_high=p_high,
-        pvalue=p,
-        ci_low=float(ci[0]),
-        ci_high=float(ci[1]),
-        alpha=alpha,
-        equivalent=bool(p < alpha),
-        mde=mde,
-        power=power,
-        method=method,
-        reason="",
-    )
+    return _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, method)
 
 
 def t_equivalence(
@@ -334,24 +339,8 @@ def t_equivalence(
     p_low = float(stats.t.sf((estimate - low) / se, df))
     p_high = float(stats.t.cdf((estimate - high) / se, df))
     half = float(stats.t.ppf(1 - alpha, df)) * se
-    p = max(p_low, p_high)
-    return EquivalenceResult(
-        scale="difference",
-        estimate=float(estimate),
-        margin_low=low,
-        margin_high=high,
-        pvalue_low=p_low,
-        pvalue_high=p_high,
-        pvalue=p,
-        ci_low=float(estimate - half),
-        ci_high=float(estimate + half),
-        alpha=alpha,
-        equivalent=bool(p < alpha),
-        mde=mde,
-        power=power,
-        method=method,
-        reason="",
-    )
+    ci = (estimate - half, estimate + half)
+    return _defined("difference", estimate, low, high, p_low, p_high, ci, alpha, mde, power, method)
 
 
 def fold_equivalence(
@@ -547,20 +536,4 @@ def cramers_v_equivalence(
             hi *= 2
         lam = brentq(lambda x: stats.ncx2.cdf(chi2, df, x) - alpha, 0.0, hi, xtol=1e-10)
         upper = float(np.sqrt(lam / (n * (q - 1))))
-    return EquivalenceResult(
-        scale="cramers_v",
-        estimate=v,
-        margin_low=0.0,
-        margin_high=margin,
-        pvalue_low=float("nan"),
-        pvalue_high=p,
-        pvalue=p,
-        ci_low=0.0,
-        ci_high=upper,
-        alpha=alpha,
-        equivalent=bool(p < alpha),
-        mde=mde,
-        power=power,
-        method=method,
-        reason="",
-    )
+    return _defined("cramers_v", v, 0.0, margin, float("nan"), p, (0.0, upper), alpha, mde, power, method)

@@ -1,5 +1,6 @@
-"""Three-way verdicts over paper B's battery (issue 12): disparity, equivalent within the margin, inconclusive or
-undefined, per row, after Holm over the whole battery. Thin adapter over compendium.three_way."""
+"""Three-way verdicts over paper B's battery (issue 12): disparity, equivalent within the margin,
+inconclusive or undefined, per row, after Holm over the whole battery. Thin adapter over
+compendium.three_way."""
 
 import logging
 
