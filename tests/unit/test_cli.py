@@ -374,6 +374,7 @@ def test_help_is_complete(capsys):
     assert status == 0
     expected = ["PREDICTIONS", "--group COL", "--y-true COL", "--y-pred COL", "--y-score COL", "--fold COL"]
     expected += ["--favorable VALUE", "--alpha A", "--n-resamples N", "--seed S", "--out DIR", "example"]
+    expected += ["--margin M", "--margin-ratio R", "four-fifths"]
     expected += ["equal_confusion.csv", "residuals.csv", "tests.csv", "report.html"]
     for option in expected:
         assert option in stdout, option
