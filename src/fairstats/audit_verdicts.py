@@ -86,7 +86,7 @@ def verdict_sentence(row: dict, *, labels: tuple[str, str] = ("1", "0"), confide
             f"(Holm-adjusted p {p_text}; {margin})."
         )
     if metric == "fn_fp_ratio":  # tested (and bounded) as the share FN / (FN + FP)
-        what = "shares of false negatives among the errors, FN / (FN + FP),"
+        what = "shares of false negatives among the errors (FN / (FN + FP))"
     if verdict == "equivalent":
         low, high = row["equivalence_ci_low"], row["equivalence_ci_high"]
         if ratio:
@@ -105,8 +105,9 @@ def verdict_sentence(row: dict, *, labels: tuple[str, str] = ("1", "0"), confide
     if not np.isfinite(row.get("equivalence_pvalue", np.nan)):
         tail = "there is no equivalence test for this comparison"
     elif np.isfinite(mde) and mde > row.get("margin_high", np.inf) and not ratio:
+        few = "too few folds or people" if "folds" in str(row.get("method", "")) else "too few people"
         tail = (
-            f"too few people ({n:,} in group {smaller}) to tell either way: a difference below "
+            f"{few} ({n:,} in group {smaller}) to tell either way: a difference below "
             f"{_size(mde, metric)} would go unseen (80 % power)"
         )
     else:
