@@ -141,7 +141,9 @@ def test_tests_csv_has_three_way_verdicts(audited):
     assert {"cramers_v_upper", "equivalence_pvalue", "mde", "verdict"} <= set(equal.columns)
     assert (equal["cramers_v_upper"] >= equal["cramers_v"]).all()
     report = (out / "report.md").read_text()
-    assert "three-way verdicts" in report and "(**" in report
+    assert "three-way verdicts" in report and "**equivalent**" in report or "**inconclusive**" in report
+    page = (out / "report.html").read_text()
+    assert "(three-way verdicts)</h2>" in page and "<strong>disparity</strong>" in page
 
 
 def test_margin_options_change_the_verdicts(compas, tmp_path, capsys):
