@@ -1,7 +1,8 @@
 """fairstats: is this group disparity real, or chance?
 
 Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
-McNemar mid-p, fairness through awareness, bootstrap intervals and multiplicity control, and the
+McNemar mid-p, fairness through awareness, bootstrap intervals, multiplicity control, equivalence tests with
+the minimum detectable disparity and three-way verdicts, and the
 ``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
 (``src/compendium``) uses this API and is not part of the library.
 """
@@ -10,15 +11,17 @@ __version__ = "0.2.0"
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
-from fairstats.bootstrap import CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
+from fairstats.bootstrap import BCaUndefinedWarning, CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
+from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.multiplicity import adjust_pvalues, verdict_table  # noqa: E501, F401, I001
-from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, outcome_tests  # noqa: E501, F401, I001
+from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
+from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
+from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
@@ -30,6 +33,7 @@ __all__ = [
     "adjusted_residuals",
     "awareness_test",
     "AwarenessResult",
+    "BCaUndefinedWarning",
     "binary_cell_codes",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
@@ -43,17 +47,25 @@ __all__ = [
     "confusion_table",
     "confusion_table_from_codes",
     "confusion_table_parquet",
+    "cramers_v_equivalence",
     "cramers_v_interval",
     "CramersVBootstrapResult",
     "CramersVIntervalResult",
+    "DEFAULT_MARGIN",
+    "DEFAULT_MARGIN_RATIO",
+    "DEFAULT_MARGIN_V",
+    "DEFAULT_POWER",
     "DisparityBootstrapResult",
     "EmptyBinWarning",
     "equal_confusion_test",
     "equal_confusion_test_parquet",
     "equal_confusion_test_table",
     "EqualConfusionResult",
+    "EquivalenceResult",
+    "EquivalenceUndefinedWarning",
     "fairness_through_awareness",
     "fold_disparity",
+    "fold_equivalence",
     "fold_ttest",
     "FoldDisparityResult",
     "FoldTTestResult",
@@ -64,20 +76,30 @@ __all__ = [
     "mcnemar_midp_as_published",
     "mcnemar_midp_table",
     "McNemarResult",
+    "mde_cramers_v",
+    "mde_rate_difference",
+    "mde_t",
     "METRIC_DEFINITIONS",
     "METRICS",
     "nearest_other_group",
     "Neighbours",
-    "OUTCOME_TESTS",
     "outcome_tests",
+    "OUTCOME_TESTS",
     "OutcomeTestsResult",
     "paired_table",
+    "rate_equivalence",
+    "REAL_WITHIN_MARGIN",
     "score_bins",
     "SingularCovarianceWarning",
     "SmallExpectedCountWarning",
+    "t_equivalence",
+    "three_way_verdicts",
     "undefined_counts",
     "UndefinedMetricWarning",
     "UndefinedResampleWarning",
+    "UndefinedTestWarning",
     "verdict_table",
+    "VERDICTS",
+    "welch_equivalence",
     "well_calibration_test",
 ]

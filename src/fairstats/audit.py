@@ -31,9 +31,10 @@ from fairstats.audit_report import _SMALL, _figures, _summary, markdown_table, w
 from fairstats.calibration import calibration_independence_test
 from fairstats.confusion import equal_confusion_test
 from fairstats.cramers_v import cramers_v_interval
+from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V, cramers_v_equivalence
 from fairstats.folds import fold_disparity
 from fairstats.groups import group_labels
-from fairstats.multiplicity import adjust_pvalues
+from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
 from fairstats.outcomes import OUTCOME_TESTS, outcome_tests
 from fairstats.reporting import atomic_write_text, one_line
 
@@ -94,6 +95,15 @@ TEST_COLUMNS = [
     "significant",
     "significant_adj",
     "significant_bh",
+    "margin_low",
+    "margin_high",
+    "equivalence_ci_low",
+    "equivalence_ci_high",
+    "equivalence_pvalue",
+    "equivalence_pvalue_adj",
+    "mde",
+    "verdict",
+    "verdict_note",
     "method",
     "note",
 ]
@@ -137,6 +147,9 @@ class AuditOptions:
     n_resamples: int
     seed: int
     out: Path
+    margin: float = DEFAULT_MARGIN
+    margin_ratio: float | None = None
+    margin_v: float = DEFAULT_MARGIN_V
 
 
 def _is_parquet(path: Path) -> bool:
@@ -470,6 +483,7 @@ def _equal_confusion(
     v = cramers_v_interval(prep.checked, group=group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"])
     acc.results[name] = res
     acc.cramers[name] = v
+    eq = cramers_v_equivalence(res.observed, margin=options.margin_v, alpha=options.alpha)
     acc.equal.append(
         {
             "grouping": name,
@@ -480,6 +494,10 @@ def _equal_confusion(
             "n": res.n,
             "min_expected": res.cochran_min_expected,
             "cochran_ok": res.cochran_ok,
+            "cramers_v_margin": options.margin_v,
+            "cramers_v_upper": eq.ci_high,
+            "equivalence_pvalue": eq.pvalue,
+            "mde": eq.mde,
             "pvalue_permutation": res.pvalue_permutation,
             "n_resamples_permutation": res.n_resamples,
             "cramers_v_estimate": v.estimate,
@@ -549,6 +567,8 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                 n_resamples=options.n_resamples,
                 rng=_rng(options.seed, "bootstrap", name, g),
                 warn=False,
+                margin=options.margin,
+                margin_ratio=options.margin_ratio,
             )
             undefined = res.bootstrap.n_undefined
             for row in res.table.to_dict(orient="records"):
@@ -561,6 +581,8 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                     notes.append(
                         f"{int(undefined[row['metric']])} resamples undefined, left out of the interval"
                     )
+                if res.bootstrap.ci_method[row["metric"]] == "undefined" and np.isfinite(row["estimate"]):
+                    notes.append("BCa interval undefined (BCaUndefinedWarning)")
                 note = "; ".join(notes)
                 acc.tests.append(
                     {
@@ -579,8 +601,11 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                         "statistic": row["statistic"],
                         "df": np.nan,
                         "pvalue": row["pvalue"],
+                        **_equivalence_columns(row),
+                        "reason": row["reason"],
                         "method": row["method"]
-                        + f"; {int(options.n_resamples)}-resample BCa bootstrap interval",
+                        + f"; {int(options.n_resamples)}-resample BCa bootstrap interval; "
+                        + row["equivalence_method"],
                         "note": note,
                     }
                 )
@@ -598,6 +623,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                 metrics=metrics,
                 favorable=1,
                 alpha=options.alpha,
+                margin=options.margin,
             )
             n_group = int((labels == g).sum())
             n_ref = int((labels == reference).sum())
@@ -619,10 +645,12 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                         "statistic": row["statistic_corrected"],
                         "df": row["df_corrected"],
                         "pvalue": row["pvalue_corrected"],
+                        **_equivalence_columns(row),
+                        "reason": "" if np.isfinite(row["pvalue_corrected"]) else row["note"],
                         "method": (
                             f"corrected resampled t over {row['n_pairs']} folds (Nadeau & Bengio 2003); "
                             f"paired t p = {row['pvalue_paired']:.3g}, "
-                            f"pooled t p = {row['pvalue_pooled']:.3g}"
+                            f"pooled t p = {row['pvalue_pooled']:.3g}; TOST on the same corrected t"
                             if np.isfinite(row["pvalue_corrected"])
                             else "corrected resampled t (Nadeau & Bengio 2003): not tested"
                         ),
@@ -668,6 +696,9 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                         "statistic": cal.statistic,
                         "df": float(cal.df),
                         "pvalue": cal.pvalue,
+                        "reason": ""
+                        if np.isfinite(cal.pvalue)
+                        else "no score bin with both groups and both outcomes",
                         "method": (
                             f"sum over {cal.n_bins_used} of 10 score bins of Pearson chi-squared "
                             "(group x outcome); "
@@ -679,6 +710,15 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
         bar.update(1)
 
 
+def _equivalence_columns(row: dict) -> dict:
+    """The equivalence test's columns of a library result row (outcome_tests, fold_disparity)."""
+    return {
+        c: row.get(c, np.nan)
+        for c in ("margin_low", "margin_high", "equivalence_ci_low", "equivalence_ci_high",
+                  "equivalence_pvalue", "mde")
+    }  # fmt: skip
+
+
 def _finish_tests(acc: _Collected, alpha: float) -> pd.DataFrame:
     if not acc.tests:
         return pd.DataFrame(columns=TEST_COLUMNS)
@@ -686,7 +726,19 @@ def _finish_tests(acc: _Collected, alpha: float) -> pd.DataFrame:
     tests = adjust_pvalues(tests, method="holm", pvalue="pvalue", alpha=alpha, suffix="adj")
     tests = adjust_pvalues(tests, method="fdr_bh", pvalue="pvalue", alpha=alpha, suffix="bh")
     tests["significant"] = tests["pvalue"] < alpha
+    verdicts = three_way_verdicts(tests, alpha=alpha, reason="reason")
+    tests["equivalence_pvalue_adj"] = verdicts["pvalue_holm_equivalence"]
+    tests["verdict"] = verdicts["verdict"]
+    tests["verdict_note"] = verdicts["verdict_note"]
     return tests[TEST_COLUMNS]
+
+
+def _finish_equal(acc: _Collected, alpha: float) -> pd.DataFrame:
+    equal = pd.DataFrame(acc.equal)
+    verdicts = three_way_verdicts(equal, alpha=alpha)
+    equal["verdict"] = verdicts["verdict"]
+    equal["verdict_note"] = verdicts["verdict_note"]
+    return equal[EQUAL_CONFUSION_COLUMNS + [c for c in equal.columns if c not in EQUAL_CONFUSION_COLUMNS]]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -770,10 +822,7 @@ def run_audit(options: AuditOptions) -> AuditResult:
                     f"--fold {options.fold!r}: no comparison could be tested: no group and reference have "
                     "metrics in two or more common folds; check the fold column"
                 )
-            equal = pd.DataFrame(acc.equal)
-            equal = equal[
-                EQUAL_CONFUSION_COLUMNS + [c for c in equal.columns if c not in EQUAL_CONFUSION_COLUMNS]
-            ]
+            equal = _finish_equal(acc, options.alpha)
             residuals = pd.concat(acc.residuals, ignore_index=True)
             residuals = residuals[
                 RESIDUAL_COLUMNS + [c for c in residuals.columns if c not in RESIDUAL_COLUMNS]

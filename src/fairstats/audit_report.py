@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats import __version__
+from fairstats.audit_verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
 from fairstats.reporting import atomic_write_text
 
 if TYPE_CHECKING:
@@ -357,6 +358,9 @@ def _report_context(
         "figures": figures,
         "caveats": caveats,
         "notes": list(dict.fromkeys(acc.notes)),
+        # issue 12: the three-way verdicts, plain sentences (the templates escape them) and the verdict word
+        "verdict_intro": VERDICT_INTRO,
+        "verdicts": verdict_sentences(tests, equal, labels=prep.labels, alpha=options.alpha),
     }
 
 
@@ -437,6 +441,11 @@ def _summary(
             f"comparisons significant after Holm ({int(tests['significant_bh'].sum())} after BH, "
             f"{int(tests['significant'].sum())} unadjusted)"
         )
+    if len(tests):
+        margin = (
+            f"ratio margin {options.margin_ratio:g}" if options.margin_ratio else f"margin {options.margin:g}"
+        )
+        lines.append(f"  three-way verdicts ({margin}): {verdict_counts(tests)}")  # issue 12
     if notes:
         lines.append(f"  {len(notes)} note(s): see the report")
     lines.append(f"  report: {out / 'report.html'}")

@@ -34,6 +34,7 @@ __all__ = [
     "CI_METHODS",
     "CramersVBootstrapResult",
     "DisparityBootstrapResult",
+    "BCaUndefinedWarning",
     "UndefinedResampleWarning",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
@@ -65,6 +66,12 @@ _BATCH_ELEMENTS = 4_000_000
 
 class UndefinedResampleWarning(UserWarning):
     """Some bootstrap resamples leave a statistic undefined (a zero denominator); the CI leaves them out."""
+
+
+class BCaUndefinedWarning(UserWarning):
+    """BCa's bias correction or acceleration is undefined (e.g. every resample on one side of the estimate,
+    or an undefined leave-one-out value); the interval is left undefined (NaN), never replaced by another
+    method."""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -205,9 +212,12 @@ def _interval(
     *,
     confidence_level: float,
     method: str,
+    what: str = "statistic",
+    warn: bool = True,
 ) -> tuple[float, float, str]:
-    """Two-sided interval as scipy.stats.bootstrap computes it from ``boot``; falls back to percentile when
-    BCa's bias or acceleration is undefined. Returns (low, high, method used)."""
+    """Two-sided interval as scipy.stats.bootstrap computes it from ``boot``. When BCa's bias or acceleration
+    is undefined the interval is NaN, the method ``"undefined"``, with a :class:`BCaUndefinedWarning` (no
+    silent percentile substitute). Returns (low, high, method used)."""
     if boot.size == 0 or not np.isfinite(estimate):
         return float("nan"), float("nan"), method
     alpha = (1.0 - confidence_level) / 2.0
@@ -221,7 +231,16 @@ def _interval(
             num1, num2 = z0 + z, z0 - z
             probs = (float(ndtr(z0 + num1 / (1 - a_hat * num1))), float(ndtr(z0 + num2 / (1 - a_hat * num2))))
         else:
-            used = "percentile"
+            if warn:
+                why = "bias correction" if not np.isfinite(z0) else "acceleration"
+                warnings.warn(
+                    BCaUndefinedWarning(
+                        f"{what}: the BCa {why} is undefined; the interval is left undefined "
+                        "(choose method='percentile' explicitly to get one)"
+                    ),
+                    stacklevel=3,
+                )
+            return float("nan"), float("nan"), "undefined"
     low, high = (float(v) for v in stats.quantile(boot, np.asarray(probs)))
     if method == "basic":
         low, high = 2 * estimate - high, 2 * estimate - low
@@ -268,7 +287,8 @@ class DisparityBootstrapResult:
     ci_low, ci_high : pandas.Series
         Bounds of the two-sided interval at ``confidence_level`` (NaN when the estimate is undefined).
     ci_method : pandas.Series
-        Interval method used per metric: ``method``, or ``"percentile"`` where BCa's bias correction or
+        Interval method used per metric: ``method``, or ``"undefined"`` (NaN interval, with a
+        :class:`BCaUndefinedWarning`) where BCa's bias correction or
         acceleration is undefined (e.g. a leave-one-out sample with an empty denominator).
     denominator_a, denominator_b : pandas.Series
         The metric's denominator in each group (people; e.g. actual positives for TPR).
@@ -501,7 +521,13 @@ def bootstrap_disparity(
             if any(not np.all(np.isfinite(v)) for v, _ in jk):
                 jk = None
         low, high, how = _interval(
-            float(estimate[j]), column, jk, confidence_level=confidence_level, method=method
+            float(estimate[j]),
+            column,
+            jk,
+            confidence_level=confidence_level,
+            method=method,
+            what=f"{metric} difference {prep.group_a!r} - {prep.group_b!r}",
+            warn=warn,
         )
         lows.append(low)
         highs.append(high)
@@ -552,7 +578,8 @@ class CramersVBootstrapResult:
     ci_low, ci_high : float
         Two-sided interval at ``confidence_level``.
     ci_method : str
-        Interval method used (``method``, or ``"percentile"`` when BCa is undefined).
+        Interval method used (``method``, or ``"undefined"``, NaN interval and :class:`BCaUndefinedWarning`,
+        when BCa is undefined).
     confidence_level : float
     method : str
         Requested method.
@@ -719,7 +746,15 @@ def bootstrap_cramers_v(
                 jack = None
                 break
             jack.append((values, o[i, cells].astype(float)))
-    low, high, used = _interval(statistic, column, jack, confidence_level=confidence_level, method=method)
+    low, high, used = _interval(
+        statistic,
+        column,
+        jack,
+        confidence_level=confidence_level,
+        method=method,
+        what=f"Cramér's V of {list(observed.index.names)}",
+        warn=warn,
+    )
     columns = as_list(group, name="group")
     return CramersVBootstrapResult(
         statistic=statistic,

@@ -28,6 +28,7 @@ from pathlib import Path
 from fairstats import __version__
 from fairstats.audit import MAX_RESAMPLES, MIN_RESAMPLES, AuditError, AuditOptions, run_audit
 from fairstats.audit_report import visible
+from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
 
 __all__ = ["AuditError", "build_parser", "main"]
@@ -172,6 +173,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="significance level of every test and of the multiplicity control (default: 0.05)",
     )
     audit.add_argument(
+        "--margin",
+        type=_level,
+        default=DEFAULT_MARGIN,
+        metavar="M",
+        help="equivalence margin: a difference of two rates (or mean scores) within +-M counts as negligible "
+        f"(default: {DEFAULT_MARGIN:g}, AIF360's 'fair' range of its difference metrics)",
+    )
+    audit.add_argument(
+        "--margin-ratio",
+        type=_level,
+        default=None,
+        metavar="R",
+        help="test rates by their ratio instead, equivalent within [R, 1/R] (0.8: the four-fifths rule, "
+        "29 CFR 1607.4(D)); without --fold only (default: differences, --margin)",
+    )
+    audit.add_argument(
         "--n-resamples",
         type=_resamples,
         default=9999,
@@ -280,6 +297,10 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
             )
         seen[column] = option
     out = Path(args.out)
+    if args.margin_ratio is not None and args.fold is not None:
+        raise AuditError(
+            "--margin-ratio: the fold-based equivalence test (--fold) compares differences; use --margin"
+        )
     return AuditOptions(
         predictions=Path(args.predictions),
         groups=groups,
@@ -289,6 +310,8 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
         fold=args.fold,
         favorable=args.favorable,
         alpha=float(args.alpha),
+        margin=float(args.margin),
+        margin_ratio=None if args.margin_ratio is None else float(args.margin_ratio),
         n_resamples=int(args.n_resamples),
         seed=int(args.seed),
         out=out,

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from fairstats._validation import checked_frame, level_iv
+from fairstats.equivalence import DEFAULT_MARGIN, margin_iv, t_equivalence
 from fairstats.groups import _prepare_iv
 from fairstats.metrics import group_metrics
 from fairstats.ttests import ALTERNATIVES, fold_ttest
@@ -24,7 +26,8 @@ _FOLD_COLUMNS = [
     "grouping", "group_a", "group_b", "metric", "k", "n_pairs", "mean_a", "mean_b", "estimate", "ci_low",
     "ci_high", "statistic_paper_formula", "pvalue_paper_formula", "statistic_pooled", "pvalue_pooled",
     "statistic_paired", "pvalue_paired", "statistic_corrected", "df_corrected", "pvalue_corrected",
-    "significant_corrected", "alternative", "alpha", "note",
+    "significant_corrected", "alternative", "alpha", "note", "equivalence_pvalue", "equivalence_ci_low",
+    "equivalence_ci_high", "margin_low", "margin_high", "mde",
 ]  # fmt: skip
 
 
@@ -39,7 +42,10 @@ class FoldDisparityResult:
         (mean within-fold difference a - b), ``ci_low, ci_high`` (from the corrected resampled t),
         ``statistic_paper_formula, pvalue_paper_formula, statistic_pooled, pvalue_pooled, statistic_paired,
         pvalue_paired, statistic_corrected, df_corrected, pvalue_corrected, significant_corrected,
-        alternative, alpha, note``. A metric defined in fewer than 2 folds of both groups is not tested:
+        alternative, alpha, note``, and the equivalence test on the same corrected variance
+        (:func:`fairstats.equivalence.fold_equivalence`): ``equivalence_pvalue, equivalence_ci_low,
+        equivalence_ci_high`` (its 1 - 2 alpha interval), ``margin_low, margin_high, mde``. A
+        metric defined in fewer than 2 folds of both groups is not tested:
         NaN statistics and a ``note``.
     per_fold : pandas.DataFrame
         Long per-fold values: ``fold, metric, value_a, value_b``.
@@ -69,6 +75,8 @@ def fold_disparity(
     alternative: str = "two-sided",
     alpha: float = 0.05,
     confidence_level: float = 0.95,
+    margin: float = DEFAULT_MARGIN,
+    power: float = 0.8,
 ) -> FoldDisparityResult:
     r"""Compare two groups' per-fold metrics from cross-validated predictions, with a fold-aware interval.
 
@@ -84,6 +92,10 @@ def fold_disparity(
         Level of ``significant_corrected``.
     confidence_level : float, default 0.95
         Of the interval around the mean within-fold difference.
+    margin : float, default 0.1
+        Equivalence margin of the mean difference (TOST at ``alpha``, df :math:`J - 1`).
+    power : float, default 0.8
+        Of the minimum detectable difference ``mde`` (:func:`fairstats.power.mde_t`).
 
     Returns
     -------
@@ -120,6 +132,8 @@ def fold_disparity(
         raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
+    margin = margin_iv(margin, "margin")
+    power = level_iv(power, "power")
     keep = prep.mask_a | prep.mask_b
     frame = pd.DataFrame(
         {
@@ -171,6 +185,12 @@ def fold_disparity(
         d = (va - vb)[~(np.isnan(va) | np.isnan(vb))]
         se = np.sqrt((1.0 / d.size + res.test_train_ratio) * d.var(ddof=1))
         half = float(stats.t.isf((1 - confidence_level) / 2, d.size - 1) * se)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # zero spread: the equivalence columns are NaN, the note says so
+            eq = t_equivalence(
+                res.mean_difference, float(se), float(d.size - 1), margin=margin, alpha=alpha, power=power,
+                alternative=alternative,
+            )
         rows.append(
             {
                 "grouping": " x ".join(prep.columns),
@@ -196,7 +216,20 @@ def fold_disparity(
                 "significant_corrected": res.significant_corrected,
                 "alternative": alternative,
                 "alpha": alpha,
-                "note": "" if res.n_pairs == res.k else f"{res.k - res.n_pairs} folds undefined, left out",
+                "note": "; ".join(
+                    n
+                    for n in (
+                        "" if res.n_pairs == res.k else f"{res.k - res.n_pairs} folds undefined, left out",
+                        f"equivalence test undefined: {eq.reason}" if eq.reason else "",
+                    )
+                    if n
+                ),
+                "equivalence_pvalue": eq.pvalue,
+                "equivalence_ci_low": eq.ci_low,
+                "equivalence_ci_high": eq.ci_high,
+                "margin_low": eq.margin_low,
+                "margin_high": eq.margin_high,
+                "mde": eq.mde,
             }
         )
     return FoldDisparityResult(

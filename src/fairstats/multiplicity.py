@@ -17,7 +17,14 @@ from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, level_iv, require_columns, require_frame, require_no_nan
 
-__all__ = ["ADJUST_METHODS", "adjust_pvalues", "verdict_table"]
+__all__ = [
+    "ADJUST_METHODS",
+    "REAL_WITHIN_MARGIN",
+    "VERDICTS",
+    "adjust_pvalues",
+    "three_way_verdicts",
+    "verdict_table",
+]
 
 #: statsmodels ``multipletests`` methods accepted by :func:`adjust_pvalues`, with their column suffix.
 ADJUST_METHODS: dict[str, str] = {"holm": "holm", "fdr_bh": "bh", "bonferroni": "bonferroni", "fdr_by": "by"}
@@ -345,4 +352,109 @@ def verdict_table(
         return "no violation (as the paper)"
 
     out["verdict"] = out.apply(verdict, axis=1) if len(out) else pd.Series(dtype=object)
+    return out
+
+
+#: The verdicts of :func:`three_way_verdicts`.
+VERDICTS = ("disparity", "equivalent", "inconclusive", "undefined")
+#: Note of the case "the difference is real but inside the margin" (verdict ``equivalent``).
+REAL_WITHIN_MARGIN = "real but within the margin"
+
+
+def three_way_verdicts(
+    table: pd.DataFrame,
+    *,
+    pvalue: str = "pvalue",
+    equivalence_pvalue: str = "equivalence_pvalue",
+    alpha: float = 0.05,
+    by: str | Sequence[str] | None = None,
+    reason: str | None = None,
+) -> pd.DataFrame:
+    r"""``disparity`` / ``equivalent`` / ``inconclusive`` / ``undefined`` per comparison, after Holm.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per comparison, with the difference test's p-value and the equivalence test's
+        (:mod:`fairstats.equivalence`).
+    pvalue, equivalence_pvalue : str
+        The two p-value columns (NaN: that test is undefined or does not exist).
+    alpha : float, default 0.05
+        Family-wise level of both families.
+    by : str or list of str, optional
+        Families (as :func:`adjust_pvalues`); default the whole table.
+    reason : str, optional
+        Column with why a row's difference test is undefined (copied into ``verdict_note``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``pvalue_holm_difference``, ``pvalue_holm_equivalence`` (Holm-adjusted), ``verdict`` and
+        ``verdict_note``.
+
+    Notes
+    -----
+    Difference tests: Holm over the family. Equivalence tests: each is a TOST, an intersection–union test
+    (both one-sided tests must reject, no adjustment within it, Berger & Hsu 1996); over the family the TOST
+    p-values are adjusted by Holm as well, so that the chance of declaring *any* disparity equivalent while it
+    is at least the margin stays below α. Then, per row:
+
+    * difference p-value NaN → ``undefined`` (with ``reason``);
+    * difference significant and equivalence significant → ``equivalent``, note
+      ``"real but within the margin"`` (decided once: the difference is real, but smaller than what the
+      auditor called relevant; with huge groups any difference becomes significant);
+    * difference significant only → ``disparity``;
+    * equivalence significant only → ``equivalent``;
+    * neither → ``inconclusive`` (note when no equivalence test exists for the row).
+
+    The two families are tested on the same data; a row cannot be ``disparity`` and ``equivalent`` at once
+    by construction.
+
+    References
+    ----------
+    S. Holm, Scand. J. Statist. 6, 1979; R. L. Berger and J. C. Hsu, "Bioequivalence trials,
+    intersection-union tests and equivalence confidence sets", Statistical Science 11(4), 1996.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"pvalue": [1e-6, 1e-6, 0.5, 0.5, float("nan")],
+    ...                   "equivalence_pvalue": [0.5, 1e-6, 1e-6, 0.5, 0.5]})
+    >>> three_way_verdicts(t)["verdict"].tolist()
+    ['disparity', 'equivalent', 'equivalent', 'inconclusive', 'undefined']
+    """
+    table = require_frame(table, name="table")
+    alpha = level_iv(alpha, "alpha")
+    _pvalue_columns_iv(table, [pvalue, equivalence_pvalue])
+    if reason is not None:
+        require_columns(table, [reason], where="`table`")
+    out = adjust_pvalues(table, method="holm", by=by, pvalue=pvalue, alpha=alpha, suffix="holm_difference")
+    out = adjust_pvalues(
+        out, method="holm", by=by, pvalue=equivalence_pvalue, alpha=alpha, suffix="holm_equivalence"
+    )
+    p_diff = out["pvalue_holm_difference"].to_numpy(dtype=float)
+    p_eq = out["pvalue_holm_equivalence"].to_numpy(dtype=float)
+    verdicts, notes = [], []
+    for i in range(len(out)):
+        if np.isnan(p_diff[i]):
+            why = str(out[reason].iloc[i]) if reason is not None and pd.notna(out[reason].iloc[i]) else ""
+            verdicts.append("undefined")
+            notes.append(f"difference test undefined{': ' + why if why else ''}")
+        elif p_diff[i] < alpha and p_eq[i] < alpha:
+            verdicts.append("equivalent")
+            notes.append(REAL_WITHIN_MARGIN)
+        elif p_diff[i] < alpha:
+            verdicts.append("disparity")
+            notes.append("")
+        elif p_eq[i] < alpha:
+            verdicts.append("equivalent")
+            notes.append("")
+        else:
+            verdicts.append("inconclusive")
+            notes.append("no equivalence test for this comparison" if np.isnan(p_eq[i]) else "")
+    for c in ("significant_holm_difference", "significant_holm_equivalence", "family_size_holm_difference",
+              "family_size_holm_equivalence"):
+        del out[c]
+    out["verdict"] = verdicts
+    out["verdict_note"] = notes
     return out

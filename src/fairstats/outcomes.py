@@ -18,10 +18,18 @@ from statsmodels.stats import proportion as sm_proportion
 
 from fairstats._validation import as_list, level_iv
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, bootstrap_disparity
+from fairstats.equivalence import (
+    DEFAULT_MARGIN,
+    EquivalenceResult,
+    margin_iv,
+    rate_equivalence,
+    welch_equivalence,
+)
 from fairstats.groups import _SCORE_METRICS, _prepare_iv
+from fairstats.power import DEFAULT_POWER
 from fairstats.ttests import ALTERNATIVES
 
-__all__ = ["OUTCOME_TESTS", "OutcomeTestsResult", "outcome_tests"]
+__all__ = ["OUTCOME_TESTS", "OutcomeTestsResult", "UndefinedTestWarning", "outcome_tests"]
 
 #: Paper B's outcome-based fairness definitions (sections II-B to II-I, II-L, II-M) and the group metrics
 #: (:data:`fairstats.metrics.METRICS`) each one compares. Two metrics: the paper tests both at alpha / 2.
@@ -48,6 +56,10 @@ _TESTED_PROPORTION: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, i
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
 
+class UndefinedTestWarning(UserWarning):
+    """A difference test could not be computed (empty denominator, too few scores, a statsmodels error): its
+    p-value is NaN and the row's ``reason`` says why; it is never read as "not significant"."""
+
 
 @dataclass(frozen=True, eq=False)
 class OutcomeTestsResult:
@@ -58,8 +70,12 @@ class OutcomeTestsResult:
     table : pandas.DataFrame
         One row per (test, metric), in :data:`OUTCOME_TESTS` order: ``test, metric, group_a, group_b,
         value_a, value_b, estimate, ci_low, ci_high, count_a, nobs_a, count_b, nobs_b, statistic, pvalue,
-        alternative, alpha, significant, method`` (``alpha`` is the family level divided by the number of
-        metrics of the definition, as paper B's Bonferroni; ``significant = pvalue < alpha``).
+        alternative, alpha, significant, method, reason, equivalence_pvalue, equivalence_ci_low,
+        equivalence_ci_high, margin_low, margin_high, equivalence_scale, equivalence_method, mde``
+        (``alpha`` is the family level divided by the number of metrics of the definition, as paper B's
+        Bonferroni; ``significant = pvalue < alpha``; ``reason`` says why a test is undefined, ""
+        otherwise; the equivalence columns are those of
+        :class:`fairstats.equivalence.EquivalenceResult` at ``alpha``).
     bootstrap : DisparityBootstrapResult
         The intervals' bootstrap (one per metric).
     alpha : float
@@ -108,6 +124,9 @@ def outcome_tests(
     method: str = "BCa",
     rng: int | np.random.Generator | None = None,
     warn: bool = True,
+    margin: float = DEFAULT_MARGIN,
+    margin_ratio: float | None = None,
+    power: float = DEFAULT_POWER,
 ) -> OutcomeTestsResult:
     r"""Paper B's outcome-based fairness definitions between two groups, without cross-validation folds.
 
@@ -128,6 +147,11 @@ def outcome_tests(
         Level of each definition; a definition with two metrics tests each at ``alpha / 2`` (paper B).
     n_resamples, confidence_level, method, rng, warn
         Of the bootstrap intervals (:func:`bootstrap_disparity`).
+    margin, margin_ratio, power
+        Of the equivalence test beside each difference test (:func:`fairstats.equivalence.rate_equivalence`
+        for rates: the difference within ±``margin``, or with ``margin_ratio`` the ratio within
+        [margin_ratio, 1 / margin_ratio]; :func:`fairstats.equivalence.welch_equivalence` for mean scores,
+        always the difference) and of its minimum detectable disparity ``mde``.
 
     Returns
     -------
@@ -136,7 +160,13 @@ def outcome_tests(
     Raises
     ------
     ValueError, TypeError
-        As :func:`bootstrap_disparity`; an unknown test, or a balance test without ``y_score``.
+        As :func:`bootstrap_disparity`; an unknown test, a balance test without ``y_score``, a margin outside
+        (0, 1).
+
+    Warns
+    -----
+    UndefinedTestWarning
+        A difference test could not be computed (its row has p = NaN and a ``reason``).
 
     Notes
     -----
@@ -177,6 +207,10 @@ def outcome_tests(
                 raise ValueError(f"`tests`: unknown test {t!r}; choose from {list(OUTCOME_TESTS)}")
     needed = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
     alpha = level_iv(alpha, "alpha")
+    margin = margin_iv(margin, "margin")
+    if margin_ratio is not None:
+        margin_ratio = margin_iv(margin_ratio, "margin_ratio")
+    power = level_iv(power, "power")
     alternatives = _alternatives_iv(alternative, needed)
     # validated once here; the bootstrap gets the checked data and the two groups found
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
@@ -212,19 +246,25 @@ def outcome_tests(
                 float(xb.sum()),
                 float(xb.size),
             )
+            reason = ""
             if xa.size >= 2 and xb.size >= 2:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
                 stat, p = float(res.statistic), float(res.pvalue)
+                if not np.isfinite(p):
+                    reason = "Welch t undefined (zero spread in both groups)"
             else:
                 stat = p = float("nan")
+                reason = "fewer than 2 scores in a group"
             how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+            equivalence = (xa, xb)
         else:
             num, den = (np.asarray(c, dtype=float) for c in _TESTED_PROPORTION[m])
             count_a, nobs_a = float(counts["a"] @ num), float(counts["a"] @ den)
             count_b, nobs_b = float(counts["b"] @ num), float(counts["b"] @ den)
             stat = p = float("nan")
+            reason = ""
             if nobs_a > 0 and nobs_b > 0:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -239,19 +279,38 @@ def outcome_tests(
                             alternative=_SM_ALTERNATIVE[alt],
                         )
                         stat, p = float(res.statistic), float(res.pvalue)
-                    except (ValueError, ZeroDivisionError, FloatingPointError):
+                    except (ValueError, ZeroDivisionError, FloatingPointError) as err:
                         stat = p = float("nan")
+                        reason = f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
                 if not np.isfinite(p):
                     stat = p = float("nan")
+                    reason = reason or "score test p-value is not finite (the rate is 0 or 1 in both groups)"
+            else:
+                empty = boot.group_a if not nobs_a > 0 else boot.group_b
+                reason = f"no case in the denominator of group {empty!r}"
+            equivalence = (count_a, nobs_a, count_b, nobs_b)
             what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
             how = f"score test of two proportions, {what} (Miettinen-Nurminen; statsmodels)"
-        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how)
+        if reason:
+            warnings.warn(UndefinedTestWarning(f"{m}: test undefined, {reason}"), stacklevel=2)
+        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, equivalence)
+
+    def equivalence_of(m: str, level: float) -> EquivalenceResult:
+        data_m, alt = per_metric[m][9], per_metric[m][6]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an undefined equivalence test is reported by its row
+            if m in _SCORE_METRICS:
+                return welch_equivalence(*data_m, margin=margin, alpha=level, power=power, alternative=alt)
+            return rate_equivalence(
+                *data_m, margin=margin, margin_ratio=margin_ratio, alpha=level, power=power, alternative=alt
+            )
 
     rows = []
     for t in tests:
         level = alpha / len(OUTCOME_TESTS[t])
         for m in OUTCOME_TESTS[t]:
-            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how = per_metric[m]
+            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, _ = per_metric[m]
+            eq = equivalence_of(m, level)
             rows.append(
                 {
                     "grouping": " x ".join(boot.group_columns),
@@ -274,6 +333,15 @@ def outcome_tests(
                     "alpha": level,
                     "significant": bool(p < level),
                     "method": how,
+                    "reason": reason,
+                    "equivalence_pvalue": eq.pvalue,
+                    "equivalence_ci_low": eq.ci_low,
+                    "equivalence_ci_high": eq.ci_high,
+                    "margin_low": eq.margin_low,
+                    "margin_high": eq.margin_high,
+                    "equivalence_scale": eq.scale,
+                    "equivalence_method": eq.method + (f" (undefined: {eq.reason})" if eq.reason else ""),
+                    "mde": eq.mde,
                 }
             )
     return OutcomeTestsResult(table=pd.DataFrame(rows), bootstrap=boot, alpha=alpha)

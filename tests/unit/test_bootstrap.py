@@ -159,10 +159,24 @@ def test_undefined_resamples_are_counted_and_warned():
     )
     with pytest.warns(bootstrap.UndefinedResampleWarning, match="ppv"):
         res = bootstrap_disparity(
-            tiny, group="g", y_true="y", y_pred="p", metrics=["ppv"], n_resamples=500, rng=0
+            tiny, group="g", y_true="y", y_pred="p", metrics=["ppv"], n_resamples=500, rng=0,
+            method="percentile",
         )
     assert 0 < res.n_undefined["ppv"] < 500
     assert np.isfinite(res.ci_low["ppv"])
+
+
+def test_undefined_bca_is_undefined_not_percentile():
+    # group a has a single predicted positive: a leave-one-out PPV is 0/0, so BCa's acceleration is undefined.
+    tiny = pd.DataFrame(
+        {"g": ["a"] * 3 + ["b"] * 30, "y": [0, 0, 1] + [0, 1] * 15, "p": [1, 0, 0] + [1, 0] * 15}
+    )
+    with pytest.warns(bootstrap.BCaUndefinedWarning, match="ppv difference 'a' - 'b'"):
+        res = bootstrap_disparity(
+            tiny, group="g", y_true="y", y_pred="p", metrics=["ppv"], n_resamples=500, rng=0
+        )
+    assert res.ci_method["ppv"] == "undefined"
+    assert np.isnan(res.ci_low["ppv"]) and np.isnan(res.ci_high["ppv"])
 
 
 def test_intersectional_labels_match_confusion_table():

@@ -122,6 +122,43 @@ def test_tests_csv_is_tidy_and_adjusted(audited):
     )
 
 
+def test_tests_csv_has_three_way_verdicts(audited):
+    _, out = audited
+    tests = pd.read_csv(out / "tests.csv")
+    assert set(tests["verdict"]) <= {"disparity", "equivalent", "inconclusive", "undefined"}
+    rates = tests[~tests["metric"].isin(["calibration", "fn_fp_ratio"])]
+    assert (rates["margin_high"] == 0.1).all()
+    sized = (rates["n_group"] > 1) & (rates["n_reference"] > 1)
+    assert (rates.loc[sized, "mde"] > 0).all()
+    assert (rates.loc[rates["verdict"] == "undefined", "verdict_note"].str.len() > 0).all()
+    # verdicts follow from the Holm-adjusted p-values of both families
+    tested = tests["equivalence_pvalue"].notna()
+    holm = multipletests(tests.loc[tested, "equivalence_pvalue"], method="holm")[1]
+    np.testing.assert_allclose(tests.loc[tested, "equivalence_pvalue_adj"], holm)
+    disparity = (tests["pvalue_adj"] < 0.05) & ~(tests["equivalence_pvalue_adj"] < 0.05)
+    assert (tests.loc[disparity, "verdict"] == "disparity").all()
+    equal = pd.read_csv(out / "equal_confusion.csv")
+    assert {"cramers_v_upper", "equivalence_pvalue", "mde", "verdict"} <= set(equal.columns)
+    assert (equal["cramers_v_upper"] >= equal["cramers_v"]).all()
+    report = (out / "report.md").read_text()
+    assert "three-way verdicts" in report and "**equivalent**" in report or "**inconclusive**" in report
+    page = (out / "report.html").read_text()
+    assert "(three-way verdicts)</h2>" in page and "<strong>disparity</strong>" in page
+
+
+def test_margin_options_change_the_verdicts(compas, tmp_path, capsys):
+    argv = ["audit", str(compas), "--group", "race", *BASE, "--favorable", "0", "--seed", "1"]
+    wide, _, _ = _run(capsys, *argv, "--margin", "0.3", "--out", str(tmp_path / "wide"))
+    ratio, stdout, _ = _run(capsys, *argv, "--margin-ratio", "0.8", "--out", str(tmp_path / "ratio"))
+    assert wide == ratio == 0 and "three-way verdicts (ratio margin 0.8)" in stdout
+    wide_t = pd.read_csv(tmp_path / "wide" / "tests.csv")
+    ratio_t = pd.read_csv(tmp_path / "ratio" / "tests.csv")
+    ppr = ratio_t[ratio_t["metric"] == "ppr"]
+    assert (ppr["margin_low"] == 0.8).all() and (ppr["margin_high"] == 1.25).all()
+    assert (wide_t.loc[wide_t["metric"] == "ppr", "margin_high"] == 0.3).all()
+    assert (wide_t["verdict"] == "equivalent").sum() >= 1
+
+
 def test_report_is_plain_language_markdown_and_html(audited):
     _, out = audited
     report = (out / "report.md").read_text()
@@ -269,6 +306,17 @@ BAD_INPUTS = [
         ["--group", "race", "--n-resamples", "zero"],
         r"--n-resamples: must be an integer from 99 to 1,000,000",
     ),
+    ("negative margin", "compas", ["--group", "race", "--margin", "-0.1"], r"--margin: must be strictly"),
+    ("margin 1", "compas", ["--group", "race", "--margin", "1"], r"--margin: must be strictly between"),
+    ("margin text", "compas", ["--group", "race", "--margin", "ten"], r"--margin: must be a number"),
+    ("margin NaN", "compas", ["--group", "race", "--margin", "nan"], r"--margin: must be strictly"),
+    ("ratio 1.25", "compas", ["--group", "race", "--margin-ratio", "1.25"], r"--margin-ratio: must be"),
+    (
+        "ratio with folds",
+        "compas",
+        ["--group", "race", "--fold", "id", "--margin-ratio", "0.8"],
+        r"--margin-ratio: the fold-based equivalence test",
+    ),
 ]
 
 
@@ -328,6 +376,7 @@ def test_help_is_complete(capsys):
     assert status == 0
     expected = ["PREDICTIONS", "--group COL", "--y-true COL", "--y-pred COL", "--y-score COL", "--fold COL"]
     expected += ["--favorable VALUE", "--alpha A", "--n-resamples N", "--seed S", "--out DIR", "example"]
+    expected += ["--margin M", "--margin-ratio R", "four-fifths"]
     expected += ["equal_confusion.csv", "residuals.csv", "tests.csv", "report.html"]
     for option in expected:
         assert option in stdout, option

@@ -97,6 +97,31 @@ rule adjust_battery:
         "../scripts/inference_battery.py"
 
 
+# Three-way verdicts over the battery (issue 12), a step of its own beside adjust_battery.
+rule three_way_battery:
+    input:
+        battery=lambda wildcards: (
+            rules.authors_battery.output.battery
+            if wildcards.source == "authors"
+            else expand(rules.run_battery.output.battery, preset=wildcards.source)[0]
+        ),
+        adjusted=rules.adjust_battery.output.adjusted,
+    output:
+        three_way=f"{INFERENCE}/nij/{{source}}/tables/three_way.csv",
+        three_way_md=f"{INFERENCE}/nij/{{source}}/tables/three_way.md",
+    wildcard_constraints:
+        source="authors|paper|clean",
+    params:
+        alpha=config["inference"]["alpha"],
+        margin=config["inference"]["margin"],
+    log:
+        f"{RESULTS}/logs/inference/three_way_battery_{{source}}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/three_way_battery.py"
+
+
 rule render_beyond_the_papers:
     input:
         nb="notebooks/beyond_the_papers.ipynb",
@@ -108,6 +133,7 @@ rule render_beyond_the_papers:
         adjusted=expand(rules.adjust_battery.output.adjusted, source=INFERENCE_SOURCES),
         verdicts=expand(rules.adjust_battery.output.verdicts, source=INFERENCE_SOURCES),
         published=NIJ_PUBLISHED_B,
+        three_way=expand(rules.three_way_battery.output.three_way, source=INFERENCE_SOURCES),
     output:
         nb=f"{INFERENCE}/notebooks/beyond_the_papers.ipynb",
         conclusions=f"{INFERENCE}/tables/paper_b_conclusions_survive.csv",
@@ -115,6 +141,8 @@ rule render_beyond_the_papers:
         forest=f"{INFERENCE}/figures/forest_disparities.png",
         pvalues=f"{INFERENCE}/figures/naive_vs_corrected_pvalues.png",
         verdicts=f"{INFERENCE}/figures/verdicts.png",
+        margin_band=f"{INFERENCE}/figures/equivalence_margin.png",
+        power=f"{INFERENCE}/figures/power_folds_vs_split.png",
     params:
         out_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output.conclusions)),
         alpha=config["inference"]["alpha"],
@@ -123,6 +151,8 @@ rule render_beyond_the_papers:
         nij_disparities=lambda wildcards, input: ",".join(input.nij_disparities),
         adjusted=lambda wildcards, input: ",".join(input.adjusted),
         verdicts=lambda wildcards, input: ",".join(input.verdicts),
+        three_way=lambda wildcards, input: ",".join(input.three_way),
+        margin=config["inference"]["margin"],
     log:
         f"{RESULTS}/logs/inference/render_beyond_the_papers.log",
     conda:
@@ -134,6 +164,7 @@ rule render_beyond_the_papers:
         " -p nij_disparities {params.nij_disparities:q} -p battery_adjusted {params.adjusted:q}"
         " -p verdicts {params.verdicts:q} -p published_csv {input.published:q}"
         " -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
+        " -p three_way {params.three_way:q} -p margin {params.margin}"
         " > {log:q} 2>&1"
         " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
@@ -143,5 +174,6 @@ inference_targets = lambda: (
     expand(rules.test_compas_outcomes.output, filter=config["compas"]["filters"])
     + expand(rules.audit_nij_predictions.output, preset=INFERENCE_NIJ_PRESETS)
     + expand(rules.adjust_battery.output, source=INFERENCE_SOURCES)
+    + expand(rules.three_way_battery.output, source=INFERENCE_SOURCES)
     + list(rules.render_beyond_the_papers.output)
 )

@@ -1,0 +1,188 @@
+"""Equivalence tests, minimum detectable disparity and the three-way verdict against statsmodels, scipy and
+closed forms on small cases (issue 12)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats import proportion as smp
+from statsmodels.stats import weightstats as smw
+from statsmodels.stats.power import GofChisquarePower, NormalIndPower, TTestPower
+
+from fairstats.equivalence import (
+    EquivalenceUndefinedWarning,
+    cramers_v_equivalence,
+    fold_equivalence,
+    margin_iv,
+    rate_equivalence,
+    t_equivalence,
+    welch_equivalence,
+)
+from fairstats.folds import fold_disparity
+from fairstats.multiplicity import REAL_WITHIN_MARGIN, three_way_verdicts
+from fairstats.outcomes import UndefinedTestWarning, outcome_tests
+from fairstats.power import mde_cramers_v, mde_rate_difference, mde_t
+
+
+def test_rate_tost_is_statsmodels_score_tost():
+    # statsmodels: tost_proportions_2indep(40, 100, 45, 110, -0.1, 0.1, method="score", compare="diff")
+    r = rate_equivalence(40, 100, 45, 110, margin=0.1)
+    ref = smp.tost_proportions_2indep(40, 100, 45, 110, -0.1, 0.1, method="score", compare="diff")
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert r.pvalue == pytest.approx(max(r.pvalue_low, r.pvalue_high), rel=1e-12)
+    assert r.estimate == pytest.approx(40 / 100 - 45 / 110)
+    ci = smp.confint_proportions_2indep(40, 100, 45, 110, method="score", compare="diff", alpha=0.10)
+    assert (r.ci_low, r.ci_high) == pytest.approx(ci, rel=1e-12)
+    assert r.scale == "difference" and not r.equivalent  # n = 100: the 90 % interval is wider than ±0.1
+
+
+def test_rate_tost_ratio_four_fifths():
+    # statsmodels: tost_proportions_2indep(400, 1000, 420, 1000, 0.8, 1.25, method="score", compare="ratio")
+    r = rate_equivalence(400, 1000, 420, 1000, margin_ratio=0.8)
+    ref = smp.tost_proportions_2indep(400, 1000, 420, 1000, 0.8, 1.25, method="score", compare="ratio")
+    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert (r.margin_low, r.margin_high) == (0.8, 1.25)
+    assert r.estimate == pytest.approx(400 / 420) and r.equivalent
+
+
+def test_rate_tost_empty_denominator_is_undefined_with_reason():
+    with pytest.warns(EquivalenceUndefinedWarning, match="denominator of group a"):
+        r = rate_equivalence(0, 0, 5, 10)
+    assert r.undefined and np.isnan(r.pvalue) and not r.equivalent
+
+
+def test_t_tost_closed_form_equals_ttost_paired():
+    # With se = s_d / sqrt(J) (no correction) the TOST is statsmodels' ttost_paired.
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0.5, 0.05, 12), rng.normal(0.49, 0.05, 12)
+    d = a - b
+    se = d.std(ddof=1) / np.sqrt(d.size)
+    r = t_equivalence(d.mean(), se, d.size - 1, margin=0.05)
+    ref_p = smw.ttost_paired(a, b, -0.05, 0.05)[0]
+    assert r.pvalue == pytest.approx(ref_p, rel=1e-10)
+
+
+def test_fold_tost_uses_corrected_variance():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(0.5, 0.02, 10), rng.normal(0.5, 0.02, 10)
+    d = a - b
+    se = np.sqrt((1 / 10 + 1 / 9) * d.var(ddof=1))
+    r = fold_equivalence(a, b, margin=0.03)
+    p_low = stats.t.sf((d.mean() + 0.03) / se, 9)
+    p_high = stats.t.cdf((d.mean() - 0.03) / se, 9)
+    assert r.pvalue == pytest.approx(max(p_low, p_high), rel=1e-12)
+    assert r.ci_high - r.ci_low == pytest.approx(2 * stats.t.ppf(0.95, 9) * se)
+
+
+def test_welch_tost_equals_ttost_ind_unequal():
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(0, 1, 30), rng.uniform(0.1, 0.9, 45)
+    r = welch_equivalence(a, b, margin=0.15)
+    ref_p = smw.ttost_ind(a, b, -0.15, 0.15, usevar="unequal")[0]
+    assert r.pvalue == pytest.approx(ref_p, rel=1e-10)
+
+
+def test_wellek_test_closed_form_and_upper_bound():
+    table = np.array([[480, 520], [500, 500]])
+    r = cramers_v_equivalence(table, margin=0.1)
+    chi2 = stats.chi2_contingency(table, correction=False).statistic
+    # Wellek (2010), Sec. 9.2: p = P(chi2_1(n * eps^2) <= X^2), n = 2000, q - 1 = 1.
+    assert r.pvalue == pytest.approx(stats.ncx2.cdf(chi2, 1, 2000 * 0.01), rel=1e-12)
+    assert r.estimate == pytest.approx(np.sqrt(chi2 / 2000))
+    lam = (r.ci_high**2) * 2000
+    assert stats.ncx2.cdf(chi2, 1, lam) == pytest.approx(0.05, abs=1e-8)
+    assert r.equivalent == (r.ci_high < 0.1)
+
+
+def test_mde_rate_closed_form():
+    # Equal groups: h = (z_0.975 + z_0.8) sqrt(2 / n); p = sin^2(asin(sqrt(0.5)) + h/2) - 0.5 = sin(h) / 2.
+    h = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * np.sqrt(2 / 1000)
+    assert mde_rate_difference(1000, 1000, 0.5) == pytest.approx(np.sin(h) / 2, rel=1e-3)
+    # statsmodels' own number, converted back: power at the mde is 0.8.
+    mde = mde_rate_difference(300, 900, 0.2)
+    p_a = 0.2 + mde
+    h_a = 2 * np.arcsin(np.sqrt(p_a)) - 2 * np.arcsin(np.sqrt(0.2))
+    down = 0.2 - (np.sin(np.arcsin(np.sqrt(0.2)) - h_a / 2) ** 2)
+    assert mde >= down  # the larger of the two directions is reported
+    assert NormalIndPower().power(h_a, nobs1=300, alpha=0.05, ratio=3) == pytest.approx(0.8, abs=1e-4)
+    assert np.isnan(mde_rate_difference(0, 10, 0.5))
+
+
+def test_mde_t_and_v_have_power_0_8():  # abs=1e-4: solve_power's root-finding tolerance
+    # mde_t: non-centrality delta / se on df; TTestPower at nobs = df + 1 has non-centrality e * sqrt(nobs).
+    delta = mde_t(0.01, 249)
+    power = TTestPower().power(delta / 0.01 / np.sqrt(250), nobs=250, alpha=0.05)
+    assert power == pytest.approx(0.8, abs=1e-4)
+    nc = delta / 0.01
+    crit = stats.t.ppf(0.975, 249)
+    assert stats.nct.sf(crit, 249, nc) + stats.nct.cdf(-crit, 249, nc) == pytest.approx(0.8, abs=1e-4)
+    v = mde_cramers_v(1000, 3, 2)
+    power = GofChisquarePower().power(v, nobs=1000, n_bins=4, alpha=0.05)
+    assert power == pytest.approx(0.8, abs=1e-4)
+    # Cohen (1988) Table 7.4.6: lambda = 10.90 for df = 3, alpha = 0.05, power 0.80.
+    assert v**2 * 1000 == pytest.approx(10.90, abs=0.01)
+
+
+@pytest.mark.parametrize("bad", [-0.1, 0, 1, 1.5, float("nan"), "0.1", True])
+def test_bad_margins_are_refused(bad):
+    with pytest.raises(ValueError, match="`margin`"):
+        margin_iv(bad)
+
+
+def test_three_way_verdicts_and_real_within_margin():
+    t = pd.DataFrame(
+        {
+            "pvalue": [1e-9, 1e-9, 0.6, 0.6, np.nan, 0.7],
+            "equivalence_pvalue": [0.6, 1e-9, 1e-9, 0.6, 0.01, np.nan],
+            "reason": ["", "", "", "", "statsmodels failed", ""],
+        }
+    )
+    out = three_way_verdicts(t, reason="reason")
+    assert out["verdict"].tolist() == [
+        "disparity", "equivalent", "equivalent", "inconclusive", "undefined", "inconclusive",
+    ]  # fmt: skip
+    assert out["verdict_note"].iloc[1] == REAL_WITHIN_MARGIN
+    assert "statsmodels failed" in out["verdict_note"].iloc[4]
+    assert out["verdict_note"].iloc[5] == "no equivalence test for this comparison"
+
+
+def test_three_way_holm_adjusts_equivalence_pvalues():
+    # Two TOST p-values of 0.03: each below 0.05, but Holm's smallest adjusted is 0.06 -> not equivalent.
+    t = pd.DataFrame({"pvalue": [0.5, 0.5], "equivalence_pvalue": [0.03, 0.03]})
+    out = three_way_verdicts(t)
+    assert out["pvalue_holm_equivalence"].tolist() == pytest.approx([0.06, 0.06])
+    assert out["verdict"].tolist() == ["inconclusive", "inconclusive"]
+
+
+def test_outcome_tests_statsmodels_error_is_undefined_not_nonsignificant(monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(smp, "test_proportions_2indep", broken)
+    df = pd.DataFrame({"g": ["a"] * 40 + ["b"] * 40, "y": [1, 0] * 40, "p": [1] * 30 + [0] * 50})
+    with pytest.warns(UndefinedTestWarning, match="boom"):
+        res = outcome_tests(df, group="g", y_true="y", y_pred="p", tests=["group_fairness"],
+                            n_resamples=99, rng=0, method="percentile")
+    row = res.table.iloc[0]
+    assert np.isnan(row["pvalue"]) and "boom" in row["reason"] and not row["significant"]
+    out = three_way_verdicts(res.table, reason="reason")
+    assert out["verdict"].iloc[0] == "undefined"
+
+
+def test_outcome_tests_and_fold_disparity_carry_equivalence_columns():
+    rng = np.random.default_rng(0)
+    n = 4000
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n),
+                       "f": np.arange(n) % 10})
+    res = outcome_tests(df, group="g", y_true="y", y_pred="p", tests=["group_fairness"], n_resamples=99,
+                        rng=0, method="percentile", margin=0.1)
+    row = res.table.iloc[0]
+    ref = rate_equivalence(row["count_a"], row["nobs_a"], row["count_b"], row["nobs_b"], margin=0.1)
+    assert row["equivalence_pvalue"] == pytest.approx(ref.pvalue) and row["mde"] == pytest.approx(ref.mde)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fold = fold_disparity(df, group="g", y_true="y", y_pred="p", fold="f", metrics=["ppr"], margin=0.1)
+    assert {"equivalence_pvalue", "mde", "margin_high"} <= set(fold.table.columns)
+    assert 0 <= fold.table["equivalence_pvalue"].iloc[0] <= 1
