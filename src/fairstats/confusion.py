@@ -32,6 +32,7 @@ from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
+from fairstats.counts import as_rows
 
 __all__ = [
     "BINARY_CELLS",
@@ -155,9 +156,10 @@ def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]
 
 
 def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
-    data = require_frame(data, name="data")
     group_columns = _column_names_iv(group, y_true, y_pred)
     columns = [*group_columns, y_true, y_pred]
+    data, weight = as_rows(data, columns)
+    data = require_frame(data, name="data")
     require_columns(data, columns, where="`data`")
     require_no_nan(data, columns, where="`data`")
 
@@ -196,7 +198,8 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
         cell_rows = [(f"pred={p}, true={t}", p, t) for p in labels for t in labels]
 
     q_full, r_full = len(row_labels), len(cell_rows)
-    counts = np.bincount(row_full * r_full + cell_full, minlength=q_full * r_full).reshape(q_full, r_full)
+    counts = np.bincount(row_full * r_full + cell_full, weights=weight, minlength=q_full * r_full)
+    counts = counts.astype(np.int64).reshape(q_full, r_full)  # weights are whole numbers of people
     observed, kept_cells, notes = _drop_empty(
         counts,
         row_labels,

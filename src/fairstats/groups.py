@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
+from fairstats.counts import as_rows
 from fairstats.metrics import METRICS, group_metrics
 
 __all__ = ["group_labels"]
@@ -78,11 +79,11 @@ class _Prepared:
     score: np.ndarray | None
     mask_a: np.ndarray
     mask_b: np.ndarray
+    weight: np.ndarray | None = None  # people per row when the rows are counts (fairstats.counts)
 
 
 def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable, *, where="`data`"):
     """Shared validation of the two-group functions; returns the rows' cells and the two groups' masks."""
-    data = require_frame(data)
     columns = as_list(group, name="group")
     for name, value in (("y_true", y_true), ("y_pred", y_pred)):
         if not isinstance(value, str):
@@ -90,6 +91,8 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     if y_score is not None and not isinstance(y_score, str):
         raise TypeError(f"`y_score` must be a column name or None, got {y_score!r}")
     used = [*columns, y_true, y_pred, *([y_score] if y_score is not None else [])]
+    data, weight = as_rows(data, used, where=where)
+    data = require_frame(data)
     require_columns(data, used, where=where)
     require_no_nan(data, used, where=where)
     if favorable not in (0, 1):
@@ -170,4 +173,5 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
         score=score,
         mask_a=values == group_a,
         mask_b=values == group_b,
+        weight=weight,
     )

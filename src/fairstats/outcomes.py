@@ -91,6 +91,13 @@ def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, s
     raise TypeError(f"`alternative` must be a string or a mapping metric -> alternative, got {alternative!r}")
 
 
+def _weighted_moments(x: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Mean, sample standard deviation (ddof 1) and size of values ``x`` held by ``w`` people each."""
+    n = float(w.sum())
+    mean = float(w @ x / n)
+    return mean, float(np.sqrt(w @ (x - mean) ** 2 / (n - 1))), n
+
+
 def outcome_tests(
     data: pd.DataFrame,
     *,
@@ -196,7 +203,8 @@ def outcome_tests(
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, (boot.group_a, boot.group_b), needed, favorable)
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
-        counts[name] = np.bincount(prep.cell[mask], minlength=4).astype(float)
+        weight = None if prep.weight is None else prep.weight[mask]
+        counts[name] = np.bincount(prep.cell[mask], weights=weight, minlength=4).astype(float)
 
     per_metric = {}
     for m in needed:
@@ -205,16 +213,26 @@ def outcome_tests(
             true_fav = np.isin(prep.cell, (0, 2))
             cls = true_fav if m == "mean_score_pos" else ~true_fav
             xa, xb = prep.score[prep.mask_a & cls], prep.score[prep.mask_b & cls]
+            if prep.weight is None:
+                wa, wb = np.ones(xa.size), np.ones(xb.size)
+            else:
+                wa, wb = prep.weight[prep.mask_a & cls], prep.weight[prep.mask_b & cls]
             count_a, nobs_a, count_b, nobs_b = (
-                float(xa.sum()),
-                float(xa.size),
-                float(xb.sum()),
-                float(xb.size),
+                float(wa @ xa),
+                float(wa.sum()),
+                float(wb @ xb),
+                float(wb.sum()),
             )
-            if xa.size >= 2 and xb.size >= 2:
+            if nobs_a >= 2 and nobs_b >= 2:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
+                    if prep.weight is None:
+                        res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
+                    else:  # the same Welch t from the counted scores' means and variances
+                        res = stats.ttest_ind_from_stats(
+                            *_weighted_moments(xa, wa), *_weighted_moments(xb, wb),
+                            equal_var=False, alternative=alt,
+                        )
                 stat, p = float(res.statistic), float(res.pvalue)
             else:
                 stat = p = float("nan")
