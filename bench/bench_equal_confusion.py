@@ -129,7 +129,7 @@ def write_parquet(path: Path, group: np.ndarray, y_true: np.ndarray, y_pred: np.
 STREAM_SCRIPT = textwrap.dedent(
     """
     import json, sys, time
-    import pyarrow.compute, pyarrow.parquet  # imported before measuring (the library imports them lazily)
+    import duckdb, narwhals, pyarrow.parquet  # imported before measuring (the library imports them lazily)
     from fairstats.scale import equal_confusion_test_parquet
 
     def status(key):
@@ -151,8 +151,7 @@ STREAM_SCRIPT = textwrap.dedent(
             handle.write("5")  # reset the peak resident set size (VmHWM) to the current one
         base = status("VmRSS")
         start = time.perf_counter()
-        res = equal_confusion_test_parquet(path, group="race_sex", y_true="y_true", y_pred="y_pred",
-                                           batch_size=batch)
+        res = equal_confusion_test_parquet(path, group="race_sex", y_true="y_true", y_pred="y_pred")
         times.append(time.perf_counter() - start)
         extra.append(status("VmHWM") - base)
     print(json.dumps({"times": times, "reads": reads, "peak_rss_beyond_baseline": extra,

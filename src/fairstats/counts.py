@@ -1,14 +1,16 @@
 r"""Sufficient statistics: every test of fairstats depends on the people only through counts.
 
-The equal confusion test needs the group x confusion-cell table; the rate comparisons and their bootstrap the
-same counts per group; the score metrics the counts per distinct score. :class:`Counts` holds exactly that: one
-row per distinct combination of the columns a test uses (groups, fold, ``y_true``, ``y_pred``, score) and the
-number of people ``n`` who have it. It is built from rows once, inside the engine that holds them:
+The equal confusion test needs the group x confusion-cell table; the rate comparisons and their bootstrap
+the same counts per group; the score metrics the counts per distinct score. :class:`Counts` holds exactly
+that: one row per distinct combination of the columns a test uses (groups, fold, ``y_true``, ``y_pred``,
+score) and the number of people ``n`` who have it.
+It is built from rows once, inside the engine that holds them:
 
 * :meth:`Counts.from_frame` takes a pandas, polars (eager or lazy), pyarrow (table or dataset), DuckDB or
   Spark frame through `narwhals <https://narwhals-dev.github.io/narwhals/>`_; the ``GROUP BY`` runs in that
   engine (lazily where it is lazy) and only the counts come back;
-* :meth:`Counts.from_parquet` scans a parquet file or a folder of parquet files with DuckDB, in bounded memory;
+* :meth:`Counts.from_parquet` scans a parquet file or a folder of parquet files with DuckDB, in bounded
+  memory;
 * :meth:`Counts.from_table` checks a table of counts made elsewhere (e.g. one SQL ``GROUP BY`` in a
   warehouse; ``fairstats audit --counts``).
 
