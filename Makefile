@@ -12,7 +12,7 @@ export MPLBACKEND := Agg
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,polars,spark]'
 	touch $(STAMP)
 
 env: $(STAMP)
@@ -35,6 +35,7 @@ report: $(STAMP)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
+	bash .ci/ensure-java.sh
 	$(BIN)/python -m pytest
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge

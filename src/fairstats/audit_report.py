@@ -164,7 +164,7 @@ def _report_header(options: AuditOptions, prep: _Prepared, acc: _Collected) -> l
         "",
         "## What was checked",
         "",
-        f"- **Data:** `{options.predictions.name}`, {len(prep.data):,} people.",
+        f"- **Data:** `{options.predictions.name}`, {prep.n:,} people.",
         f"- **Outcome:** true outcome `{options.y_true}`, prediction `{options.y_pred}`; "
         f"the favourable outcome is **{fav}** (the other label is {other}).",
         f"- **Groups:** {groups}" + (" and their intersection." if len(options.groups) > 1 else "."),
@@ -344,7 +344,7 @@ def _summary(
 ) -> str:
     fav, _ = prep.labels
     lines = [
-        f"fairstats audit: {len(prep.data):,} people, favourable outcome = {fav}, alpha = {options.alpha:g}"
+        f"fairstats audit: {prep.n:,} people, favourable outcome = {fav}, alpha = {options.alpha:g}"
     ]
     lines.append("  equal confusion test (do the groups' confusion matrices differ?)")
     width = max(len(g) for g in equal["grouping"])

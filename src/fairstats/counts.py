@@ -252,7 +252,7 @@ class Counts:
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise ValueError(
-                    f"{where}: column {COUNT_COLUMN!r} has {what}, {counts.iloc[i]!r}, on row {i + 1}"
+                    f"{where}: column {COUNT_COLUMN!r} has {what}, {counts.iloc[i]}, on row {i + 1}"
                 )
         frame = table[keys].copy()
         frame[COUNT_COLUMN] = values.astype(np.int64)
