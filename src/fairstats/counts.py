@@ -214,7 +214,7 @@ class Counts:
             relation = connection.read_parquet(files)
         except duckdb.Error as error:
             message = " ".join(str(error).split())
-            raise ValueError(f"{str(path)!r} is not readable as parquet ({message})") from None
+            raise ValueError(f"could not read {str(path)!r} as parquet: {message}") from None
         return cls.from_frame(relation, columns=columns, where=repr(str(path)))
 
     @classmethod

@@ -190,7 +190,7 @@ def test_streaming_refuses_missing_values_and_columns(tmp_path):
         confusion_table_parquet(tmp_path / "absent.parquet", group="g", **COLS)
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
-    with pytest.raises(ValueError, match="is not readable as parquet"):
+    with pytest.raises(ValueError, match="could not read .* as parquet"):
         confusion_table_parquet(bad, group="g", **COLS)
     with pytest.raises(ValueError, match="`group` column 'y' is also"):
         confusion_table_parquet(path, group=["g", "y"], **COLS)
