@@ -475,6 +475,21 @@ def bootstrap_disparity(
     0.3333
     """
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    return _bootstrap_disparity(
+        prep,
+        favorable=favorable,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        warn=warn,
+    )
+
+
+def _bootstrap_disparity(
+    prep: _Prepared, *, favorable, n_resamples, confidence_level, method, rng, warn
+) -> DisparityBootstrapResult:
+    """:func:`bootstrap_disparity` on data already validated by ``_prepare_iv``."""
     confidence_level = level_iv(confidence_level, "confidence_level")
     n_resamples = _n_resamples_iv(n_resamples)
     method = _method_iv(method)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from fairstats._validation import as_list, require_columns, require_frame, require_no_nan
 from fairstats.counts import as_rows
-from fairstats.metrics import METRICS, group_metrics
+from fairstats.metrics import METRICS, _binary_iv, _counts_iv
 
 __all__ = ["group_labels"]
 
@@ -99,11 +99,12 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
         raise ValueError(
             f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
         )
-    # validation of labels and score (binary 0/1, score in [0, 1]) by fairstats.metrics
+    # validation of labels and score (binary 0/1, score in [0, 1]): fairstats.metrics' checks, its messages
+    labels = group_labels(data, columns)
     label_column = "__fairstats_group__"
     frame = pd.DataFrame(
         {
-            label_column: group_labels(data, columns).to_numpy(),
+            label_column: labels.to_numpy(),
             "y_true": data[y_true].to_numpy(),
             "y_pred": data[y_pred].to_numpy(),
         },
@@ -111,18 +112,10 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     if y_score is not None:
         frame["y_score"] = data[y_score].to_numpy()
     try:
-        group_metrics(
-            frame,
-            y_true="y_true",
-            y_pred="y_pred",
-            y_score="y_score" if y_score is not None else None,
-            group=label_column,
-            fold=None,
-            by=(),
-            favorable=favorable,
-            form="wide",
-            warn=False,
-        )
+        _counts_iv(frame, "y_true", "y_pred", "y_score" if y_score is not None else None, label_column,
+                   None, (), favorable)
+        true_fav = _binary_iv(frame, "y_true", favorable, "y_true")
+        pred_fav = _binary_iv(frame, "y_pred", favorable, "y_pred")
     except (ValueError, TypeError) as err:
         message = str(err).replace("'y_true'", repr(y_true)).replace("'y_pred'", repr(y_pred))
         if y_score is not None:
@@ -157,9 +150,6 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
                 raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {list(METRICS)}")
             if m in _SCORE_METRICS and y_score is None:
                 raise ValueError(f"`metrics`: {m!r} needs `y_score`")
-    labels = group_labels(data, columns)
-    true_fav = (data[y_true] == favorable).to_numpy()
-    pred_fav = (data[y_pred] == favorable).to_numpy()
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3)).astype(np.int64)
     score = data[y_score].to_numpy(dtype=float) if y_score is not None else None
     values = labels.to_numpy()

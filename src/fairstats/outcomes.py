@@ -17,7 +17,7 @@ from scipy import stats
 from statsmodels.stats import proportion as sm_proportion
 
 from fairstats._validation import as_list, level_iv
-from fairstats.bootstrap import _COEF, DisparityBootstrapResult, bootstrap_disparity
+from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
 from fairstats.groups import _SCORE_METRICS, _prepare_iv
 from fairstats.ttests import ALTERNATIVES
 
@@ -185,14 +185,9 @@ def outcome_tests(
     needed = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
     alpha = level_iv(alpha, "alpha")
     alternatives = _alternatives_iv(alternative, needed)
-    boot = bootstrap_disparity(
-        data,
-        group=group,
-        y_true=y_true,
-        y_pred=y_pred,
-        groups=groups,
-        y_score=y_score,
-        metrics=needed,
+    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
+    boot = _bootstrap_disparity(
+        prep,
         favorable=favorable,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
@@ -200,7 +195,6 @@ def outcome_tests(
         rng=rng,
         warn=warn,
     )
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, (boot.group_a, boot.group_b), needed, favorable)
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
         weight = None if prep.weight is None else prep.weight[mask]
