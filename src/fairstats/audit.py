@@ -142,8 +142,8 @@ ID_LIKE_SINGLETON_SHARE = 0.5
 
 
 def read_counts_file(path: Path, options: AuditOptions) -> Counts:
-    """Read a table of counts (``--counts``): the ``--group`` columns, ``--y-true``, ``--y-pred`` (and
-    ``--fold``) and ``n``, the number of people with that combination; CSV or parquet. Raises
+    """Read a table of counts (``--counts``): the ``--group`` columns, ``--y-true``, ``--y-pred`` and ``n``,
+    the number of people with that combination; CSV or parquet. Raises
     :class:`AuditError` naming the file, column and value for a missing column or a bad count."""
     if path.is_dir():
         raise AuditError(f"--counts {str(path)!r} is a folder, not a CSV or parquet file")
@@ -216,7 +216,7 @@ def _closest(name: str, columns: Sequence[str]) -> str | None:
 
 
 def _where(data: pd.DataFrame, position: int, options: AuditOptions) -> str:
-    if COUNT_COLUMN in data.attrs.get("fairstats_counted", ()):
+    if data.attrs.get("fairstats_counted"):
         what = "the counts table" if options.counts else "the counted rows"
         return f"row {position + 1} of {what} of {options.predictions.name}"
     if _is_parquet(options.predictions):
@@ -287,7 +287,7 @@ def _prepare(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | Non
     data = data.copy()
     data.columns = columns
     if weight is not None:
-        data.attrs["fairstats_counted"] = (COUNT_COLUMN,)
+        data.attrs["fairstats_counted"] = True  # rows are distinct combinations (messages say so)
     roles = [("--group", g) for g in options.groups] + [
         ("--y-true", options.y_true),
         ("--y-pred", options.y_pred),
