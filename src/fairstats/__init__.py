@@ -12,6 +12,7 @@ __version__ = "0.2.0"
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.bootstrap import CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
+from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
@@ -43,6 +44,8 @@ __all__ = [
     "confusion_table",
     "confusion_table_from_codes",
     "confusion_table_parquet",
+    "COUNT_COLUMN",
+    "Counts",
     "cramers_v_interval",
     "CramersVBootstrapResult",
     "CramersVIntervalResult",
