@@ -53,6 +53,7 @@ report: $(STAMP)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
+	bash .ci/ensure-java.sh
 	$(BIN)/python -m pytest
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge

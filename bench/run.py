@@ -47,6 +47,7 @@ BENCHMARKS: dict[str, str] = {
     "training": "bench_training.py",
     "cores": "bench_cores.py",
     "import": "bench_import.py",
+    "audit_scale": "bench_audit_scale.py",
 }
 #: Comparisons the issue asks of a benchmark, as (word that must appear in a row's goal, row if missing).
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {
@@ -54,6 +55,10 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
         ("bare", "training: pipeline vs bare fits", "pipeline <= 1.10x the bare fits (overhead < 10 %)"),
     ],
     "cores": [("speed-up", "training: --cores 2 vs --cores 1", "speed-up >= 1.7")],
+    "audit_scale": [
+        ("4x", "audit: parquet 2x10^7 rows vs 2x10^5 rows", "<= 4x the time, peak RSS < 1.5 GiB"),
+        ("5x", "audit: 2,000 groups of 10 vs 10 groups of 2,000", "<= 5x the time"),
+    ],
 }
 
 

@@ -13,6 +13,7 @@ __version__ = "0.2.0"
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.bootstrap import BCaUndefinedWarning, CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
+from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence  # noqa: E501, F401, I001
@@ -47,6 +48,8 @@ __all__ = [
     "confusion_table",
     "confusion_table_from_codes",
     "confusion_table_parquet",
+    "COUNT_COLUMN",
+    "Counts",
     "cramers_v_equivalence",
     "cramers_v_interval",
     "CramersVBootstrapResult",

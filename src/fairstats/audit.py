@@ -30,6 +30,7 @@ from fairstats.audit_folder import OutFolderError, check_out_folder, discard, ne
 from fairstats.audit_report import _SMALL, _figures, _summary, markdown_table, write_report
 from fairstats.calibration import calibration_independence_test
 from fairstats.confusion import equal_confusion_test
+from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.cramers_v import cramers_v_interval
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V, cramers_v_equivalence
 from fairstats.folds import fold_disparity
@@ -43,6 +44,7 @@ __all__ = [
     "AuditOptions",
     "AuditResult",
     "GroupWhitespaceWarning",
+    "read_counts_file",
     "read_predictions_file",
     "run_audit",
 ]
@@ -150,10 +152,57 @@ class AuditOptions:
     margin: float = DEFAULT_MARGIN
     margin_ratio: float | None = None
     margin_v: float = DEFAULT_MARGIN_V
+    counts: bool = False  # ``predictions`` is a table of counts (``--counts``), not one row per person
 
 
 def _is_parquet(path: Path) -> bool:
-    return path.suffix.lower() in (".parquet", ".pq")
+    return path.suffix.lower() in (".parquet", ".pq") or path.is_dir()
+
+
+#: An id-like grouping: at least this many groups ...
+ID_LIKE_GROUPS = 1000
+#: ... of which at least this share hold a single person is refused (each group would be one person).
+ID_LIKE_SINGLETON_SHARE = 0.5
+
+
+def read_counts_file(path: Path, options: AuditOptions) -> Counts:
+    """Read a table of counts (``--counts``): the ``--group`` columns, ``--y-true``, ``--y-pred`` and ``n``,
+    the number of people with that combination; CSV or parquet. Raises
+    :class:`AuditError` naming the file, column and value for a missing column or a bad count."""
+    if path.is_dir():
+        raise AuditError(f"--counts {str(path)!r} is a folder, not a CSV or parquet file")
+    table = read_predictions_file(path, text_columns=options.groups)
+    table.columns = [str(c) for c in table.columns]
+    keys = [*options.groups, options.y_true, options.y_pred]
+    try:
+        return Counts.from_table(table, keys=keys, where=repr(path.name))
+    except ValueError as err:
+        raise AuditError(f"--counts: {one_line(err)}") from None
+
+
+def _count_parquet(path: Path, options: AuditOptions) -> Counts:
+    """A parquet file or folder counted by DuckDB over the audit's columns (bounded memory)."""
+    keys = [*options.groups, options.y_true, options.y_pred]
+    try:
+        return Counts.from_parquet(path, columns=keys)
+    except ValueError as err:
+        raise AuditError(one_line(err)) from None
+
+
+def _read(options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """The input as rows with the number of people each stands for (None: one person per row).
+
+    A table of counts, and parquet files or folders without ``--fold``/``--y-score``, are counted (their size
+    does not matter); CSV, and parquet with ``--fold``/``--y-score`` (whose tests need each person), are
+    read into memory."""
+    path = options.predictions
+    if options.counts:
+        counts = read_counts_file(path, options)
+    elif _is_parquet(path) and path.exists() and options.fold is None and options.y_score is None:
+        counts = _count_parquet(path, options)
+    else:
+        return read_predictions_file(path, text_columns=options.groups), None
+    return counts.table, counts.table[COUNT_COLUMN].to_numpy()
 
 
 def _duplicated_iv(columns: Sequence[object], path: Path) -> None:
@@ -183,8 +232,8 @@ def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd
     """
     if not path.exists():
         raise AuditError(f"file {str(path)!r} not found")
-    if path.is_dir():
-        raise AuditError(f"{str(path)!r} is a folder, not a CSV or parquet file")
+    if path.is_dir() and not any(path.rglob("*.parquet")):
+        raise AuditError(f"{str(path)!r} is a folder without .parquet files, not a CSV or parquet file")
     try:
         if _is_parquet(path):
             data = pd.read_parquet(path)
@@ -215,6 +264,9 @@ def _closest(name: str, columns: Sequence[str]) -> str | None:
 
 
 def _where(data: pd.DataFrame, position: int, options: AuditOptions) -> str:
+    if data.attrs.get("fairstats_counted"):
+        what = "the counts table" if options.counts else "the counted rows"
+        return f"row {position + 1} of {what} of {options.predictions.name}"
     if _is_parquet(options.predictions):
         return f"row {position + 1} of {options.predictions.name}"
     return f"line {position + 2} of {options.predictions.name}"
@@ -250,13 +302,20 @@ def _favorable_text(text: str, found: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class _Prepared:
-    data: pd.DataFrame  # the audit frame: the group columns (text) and the internal columns of `cols`
+    # the audit frame: the group columns (text) and the internal columns of `cols`; for counted input
+    # (--counts, parquet counted by DuckDB) its distinct rows with their number of people
+    data: pd.DataFrame | Counts
     labels: tuple[str, str]  # (favourable, other) as text
     binary01: bool  # the labels are 0/1: the confusion cells are TP, FN, FP, TN with 1 = positive
     groupings: tuple[tuple[str, ...], ...]
     # the same frame checked once (every column present, no NaN): what the library functions get
-    checked: CheckedFrame
+    checked: CheckedFrame | Counts
     cols: dict[str, str]  # role (y_true, y_pred, y01, p01, score, fold) -> internal column, never a group's
+
+    @property
+    def n(self) -> int:
+        """Number of people."""
+        return self.data.n if isinstance(self.data, Counts) else len(self.data)
 
 
 def _internal_names(groups: Sequence[str]) -> dict[str, str]:
@@ -300,11 +359,28 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
         )
 
 
-def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
+def _id_like_iv(data: pd.DataFrame, weight: np.ndarray | None, column: str) -> None:
+    """Refuse a group column whose groups are mostly single people (an identifier, not an attribute)."""
+    sizes = (
+        data[column].value_counts()
+        if weight is None
+        else pd.Series(weight).groupby(data[column].to_numpy()).sum()
+    )
+    singles = int((sizes == 1).sum())
+    if len(sizes) >= ID_LIKE_GROUPS and singles >= ID_LIKE_SINGLETON_SHARE * len(sizes):
+        raise AuditError(
+            f"--group: column {column!r} looks like an identifier, not a group: {len(sizes):,} groups, "
+            f"{singles:,} of them a single person; audit a coarser attribute (or bin this one)"
+        )
+
+
+def _prepare(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | None = None) -> _Prepared:
     cols = _internal_names(options.groups)
     columns = [str(c) for c in data.columns]
     data = data.copy()
     data.columns = columns
+    if weight is not None:
+        data.attrs["fairstats_counted"] = True  # rows are distinct combinations (messages say so)
     roles = [("--group", g) for g in options.groups] + [
         ("--y-true", options.y_true),
         ("--y-pred", options.y_pred),
@@ -335,6 +411,7 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
         variants = _whitespace_variants(data, column)
         if variants:
             warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
+        _id_like_iv(data, weight, column)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = _label_text(data[options.y_true]), _label_text(data[options.y_pred])
@@ -420,12 +497,21 @@ def _prepare(data: pd.DataFrame, options: AuditOptions) -> _Prepared:
     groupings = [(g,) for g in options.groups]
     if len(options.groups) > 1:
         groupings.append(tuple(options.groups))
+    if weight is None:
+        return _Prepared(
+            data=frame,
+            labels=(favorable, other),
+            binary01=binary01,
+            groupings=tuple(groupings),
+            checked=checked_frame(frame, list(frame.columns)),
+            cols=cols,
+        )
+    # counted input: the audit frame's distinct rows, with their people (a Counts is checked by construction)
+    counts = Counts._aggregate(
+        frame.assign(**{COUNT_COLUMN: weight}), list(frame.columns), source=options.predictions.name
+    )
     return _Prepared(
-        data=frame,
-        labels=(favorable, other),
-        binary01=binary01,
-        groupings=tuple(groupings),
-        checked=checked_frame(frame, list(frame.columns)),
+        data=counts, labels=(favorable, other), binary01=binary01, groupings=tuple(groupings), checked=counts,
         cols=cols,
     )
 
@@ -537,13 +623,24 @@ def _equal_confusion(
 def _reference(
     prep: _Prepared, grouping: tuple[str, ...], acc: _Collected
 ) -> tuple[str, list[str], pd.Series]:
-    labels = group_labels(prep.checked, list(grouping))
-    order = [str(g) for g in acc.results[" x ".join(grouping)].observed.index]
-    sizes = labels.value_counts()
+    rows = prep.data.table if isinstance(prep.data, Counts) else prep.checked
+    labels = group_labels(rows, list(grouping))
+    observed = acc.results[" x ".join(grouping)].observed
+    order = [str(g) for g in observed.index]
+    sizes = pd.Series(observed.sum(axis=1).to_numpy(), index=order)
     biggest = max(order, key=lambda g: (int(sizes.get(g, 0)), -order.index(g)))
     acc.references[" x ".join(grouping)] = biggest
     acc.sizes[" x ".join(grouping)] = {g: int(sizes.get(g, 0)) for g in order}
     return biggest, [g for g in order if g != biggest], labels
+
+
+def _pair(prep: _Prepared, labels: pd.Series, g: str, reference: str) -> pd.DataFrame | Counts:
+    """The rows (or counts) of groups ``g`` and ``reference`` only: each comparison costs what its two
+    groups hold, so the audit grows linearly with the number of groups."""
+    keep = labels.isin([g, reference]).to_numpy()
+    if isinstance(prep.data, Counts):
+        return Counts(table=prep.data.table[keep], keys=prep.data.keys, source=prep.data.source)
+    return CheckedFrame(prep.checked.frame[keep], prep.checked.complete)  # rows of a checked frame: checked
 
 
 def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collected, bar) -> None:
@@ -555,7 +652,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
     for g in others:
         if options.fold is None:
             res = outcome_tests(
-                prep.checked,
+                _pair(prep, labels, g, reference),
                 group=group,
                 y_true=prep.cols["y01"],
                 y_pred=prep.cols["p01"],
@@ -613,7 +710,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
             metrics = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
             definition = {m: next(t for t in tests if m in OUTCOME_TESTS[t]) for m in metrics}
             res = fold_disparity(
-                prep.checked,
+                _pair(prep, labels, g, reference),
                 group=group,
                 y_true=prep.cols["y01"],
                 y_pred=prep.cols["p01"],
@@ -789,11 +886,11 @@ def run_audit(options: AuditOptions) -> AuditResult:
         target = check_out_folder(options.out, inputs=(options.predictions,))
     except OutFolderError as err:
         raise AuditError(str(err)) from None
-    data = read_predictions_file(options.predictions, text_columns=options.groups)
+    data, weight = _read(options)
     acc = _Collected()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        prep = _prepare(data, options)
+        prep = _prepare(data, options, weight)
     warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
     acc.notes.extend(warned)
     out = options.out

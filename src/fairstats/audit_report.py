@@ -82,6 +82,10 @@ def _plain(text: object) -> str:
     return shown if len(shown) <= 60 else shown[:59] + "…"
 
 
+#: Figures show at most this many groups (those that stand out most; the tables hold all of them).
+_MAX_FIGURE_GROUPS = 40
+
+
 def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[str]:
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -93,6 +97,12 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
     used: set[str] = set()
     for name, res in acc.results.items():
         residuals = res.residuals
+        shown = ""
+        if len(residuals) > _MAX_FIGURE_GROUPS:  # a readable figure: the groups that stand out most
+            top = residuals.abs().max(axis=1).nlargest(_MAX_FIGURE_GROUPS, keep="first").index
+            keep = residuals.index.isin(top)
+            shown = f"; the {_MAX_FIGURE_GROUPS} of {len(residuals):,} groups with the largest |residual|"
+            residuals = residuals[keep]
         q, r = residuals.shape
         fig, ax = plt.subplots(figsize=(1.4 * r + 3, 0.45 * q + 1.8))
         limit = max(3.5, float(np.nanmax(np.abs(residuals.to_numpy()))))
@@ -107,12 +117,13 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
             cbar_kws={"label": "adjusted residual"},
             ax=ax,
         )
-        flagged = res.flag_bonferroni.to_numpy()
+        flagged = res.flag_bonferroni.loc[residuals.index].to_numpy()
         for i, j in zip(*np.nonzero(flagged), strict=True):
             ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, edgecolor="black", lw=2))
         ax.set_title(
             f"{_plain(name)}: adjusted residuals "
             f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
+            + shown
         )
         ax.set_xlabel("confusion cell")
         ax.set_ylabel(_plain(name))
@@ -125,6 +136,11 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
         for name, part in tests[tests["metric"] != "calibration"].groupby("grouping", sort=False):
             metrics = list(dict.fromkeys(part["metric"]))
             groups = list(dict.fromkeys(part["group"]))
+            total = len(groups)
+            if total > _MAX_FIGURE_GROUPS:  # the groups with the smallest adjusted p-values
+                smallest = part.groupby("group", sort=False)["pvalue_adj"].min()
+                top = set(smallest.nsmallest(_MAX_FIGURE_GROUPS, keep="first").index)
+                groups = [g for g in groups if g in top]
             fig, axes = plt.subplots(
                 1, len(metrics), figsize=(2.6 * len(metrics) + 1.5, 0.4 * len(groups) + 1.8), sharey=True
             )
@@ -149,9 +165,11 @@ def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[s
                 ax.set_yticklabels([_plain(g) for g in groups])
                 ax.invert_yaxis()
             reference = part["reference"].iloc[0]
+            subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
             fig.suptitle(
                 f"{_plain(name)}: each group minus {_plain(reference)} (95% interval; filled = significant "
-                "after Holm)",
+                "after Holm)"
+                + subset,
                 fontsize=10,
             )
             path = save_figure(fig, folder / _figure_name("disparities", name, used), pdf=False)
@@ -333,7 +351,7 @@ def _report_context(
         "version": __version__,
         "input_name": options.predictions.name,
         "seed": options.seed,
-        "n_people": f"{len(prep.data):,}",
+        "n_people": f"{prep.n:,}",
         "y_true": options.y_true,
         "y_pred": options.y_pred,
         "fav": fav,
@@ -418,7 +436,7 @@ def _summary(
 ) -> str:
     fav, _ = prep.labels
     lines = [
-        f"fairstats audit: {len(prep.data):,} people, favourable outcome = {visible(fav)}, "
+        f"fairstats audit: {prep.n:,} people, favourable outcome = {visible(fav)}, "
         f"alpha = {options.alpha:g}"
     ]
     lines.append("  equal confusion test (do the groups' confusion matrices differ?)")

@@ -117,15 +117,17 @@ class _Sample:
         return int(self.count.sum())
 
 
-def _compress(cell: np.ndarray, score: np.ndarray | None) -> _Sample:
+def _compress(cell: np.ndarray, score: np.ndarray | None, weight: np.ndarray | None = None) -> _Sample:
+    """Categories of one group's rows; ``weight`` = people per row when the rows are counts."""
     if score is None:
-        counts = np.bincount(cell, minlength=4)
+        counts = np.bincount(cell, weights=weight, minlength=4).astype(np.int64)
         keep = np.flatnonzero(counts)
         return _Sample(
             cell=keep.astype(np.int64), score=np.zeros(keep.size), count=counts[keep].astype(np.int64)
         )
-    frame = pd.DataFrame({"cell": cell, "score": score})
-    grouped = frame.groupby(["cell", "score"], sort=True).size()
+    frame = pd.DataFrame({"cell": cell, "score": score, "n": 1 if weight is None else weight})
+    grouped = frame.groupby(["cell", "score"], sort=True)["n"].sum()
+    grouped = grouped[grouped > 0]
     index = grouped.index
     return _Sample(
         cell=index.get_level_values("cell").to_numpy(dtype=np.int64),
@@ -355,7 +357,8 @@ class DisparityBootstrapResult:
 
 def _two_sample(prep: _Prepared) -> tuple[_Sample, _Sample]:
     def one(mask):
-        return _compress(prep.cell[mask], None if prep.score is None else prep.score[mask])
+        weight = None if prep.weight is None else prep.weight[mask]
+        return _compress(prep.cell[mask], None if prep.score is None else prep.score[mask], weight)
 
     return one(prep.mask_a), one(prep.mask_b)
 
@@ -492,6 +495,21 @@ def bootstrap_disparity(
     0.3333
     """
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    return _bootstrap_disparity(
+        prep,
+        favorable=favorable,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        warn=warn,
+    )
+
+
+def _bootstrap_disparity(
+    prep: _Prepared, *, favorable, n_resamples, confidence_level, method, rng, warn
+) -> DisparityBootstrapResult:
+    """:func:`bootstrap_disparity` on data already validated by ``_prepare_iv``."""
     confidence_level = level_iv(confidence_level, "confidence_level")
     n_resamples = _n_resamples_iv(n_resamples)
     method = _method_iv(method)

@@ -84,9 +84,12 @@ def _seed(text: str) -> int:
 _AUDIT_DESCRIPTION = """\
 Audit a classifier's predictions for group disparities.
 
-PREDICTIONS is a CSV or parquet file (parquet if the name ends in .parquet or .pq) with one row per
-person: the sensitive attribute(s), the true outcome and the prediction (two labels, e.g. 0/1), and
-optionally a score in [0, 1] and a cross-validation fold.
+PREDICTIONS is a CSV or parquet file (parquet if the name ends in .parquet or .pq), or a folder of
+parquet files, with one row per person: the sensitive attribute(s), the true outcome and the prediction
+(two labels, e.g. 0/1), and optionally a score in [0, 1] and a cross-validation fold. Parquet without
+--fold/--y-score is counted by DuckDB without loading it (any size); --counts FILE audits a table of
+counts made elsewhere (columns: the --group columns, --y-true, --y-pred, and n = people with each
+combination; e.g. SELECT race, sex, y, p, COUNT(*) AS n FROM t GROUP BY ALL).
 
 What it does:
   * equal confusion test (paper A): are the groups' confusion matrices (TP, FN, FP, TN shares) alike?
@@ -140,7 +143,18 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_AUDIT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    audit.add_argument("predictions", metavar="PREDICTIONS", help="CSV or parquet file, one row per person")
+    audit.add_argument(
+        "predictions",
+        metavar="PREDICTIONS",
+        nargs="?",
+        help="CSV or parquet file, or folder of parquet files, one row per person",
+    )
+    audit.add_argument(
+        "--counts",
+        metavar="FILE",
+        help="instead of PREDICTIONS: a table of counts (CSV or parquet) with the --group, --y-true and "
+        "--y-pred columns and n, the number of people with each combination (e.g. one SQL GROUP BY)",
+    )
     audit.add_argument(
         "--group",
         action="append",
@@ -277,6 +291,13 @@ def _audit_extra_iv() -> None:
 
 def _options_iv(args: argparse.Namespace) -> AuditOptions:
     _audit_extra_iv()
+    if (args.predictions is None) == (args.counts is None):
+        raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
+    if args.counts is not None and (args.fold is not None or args.y_score is not None):
+        raise AuditError(
+            "--counts: --fold and --y-score need one row per person (their tests use each person's fold or "
+            "score); audit the rows instead"
+        )
     groups = tuple(args.group)
     dup = sorted({g for g in groups if groups.count(g) > 1})
     if dup:
@@ -302,7 +323,7 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
             "--margin-ratio: the fold-based equivalence test (--fold) compares differences; use --margin"
         )
     return AuditOptions(
-        predictions=Path(args.predictions),
+        predictions=Path(args.predictions if args.counts is None else args.counts),
         groups=groups,
         y_true=args.y_true,
         y_pred=args.y_pred,
@@ -315,6 +336,7 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
         n_resamples=int(args.n_resamples),
         seed=int(args.seed),
         out=out,
+        counts=args.counts is not None,
     )
 
 

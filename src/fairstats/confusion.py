@@ -32,6 +32,7 @@ from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, checked_frame
+from fairstats.counts import as_rows
 from fairstats.groups import intersection_label
 
 __all__ = [
@@ -157,7 +158,9 @@ def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]
 
 def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
     group_columns = _column_names_iv(group, y_true, y_pred)
-    data = checked_frame(data, [*group_columns, y_true, y_pred]).frame
+    columns = [*group_columns, y_true, y_pred]
+    data, weight = as_rows(data, columns)  # a pandas frame or CheckedFrame as it is; other frames counted
+    data = checked_frame(data, columns).frame
 
     # Groups: every combination of the listed columns' values, in sorted order (empty ones dropped below).
     levels = [_sorted_unique(data[c], name="group", column=c) for c in group_columns]
@@ -194,7 +197,8 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
         cell_rows = [(f"pred={p}, true={t}", p, t) for p in labels for t in labels]
 
     q_full, r_full = len(row_labels), len(cell_rows)
-    counts = np.bincount(row_full * r_full + cell_full, minlength=q_full * r_full).reshape(q_full, r_full)
+    counts = np.bincount(row_full * r_full + cell_full, weights=weight, minlength=q_full * r_full)
+    counts = counts.astype(np.int64).reshape(q_full, r_full)  # weights are whole numbers of people
     observed, kept_cells, notes = _drop_empty(
         counts,
         row_labels,

@@ -17,6 +17,7 @@ from scipy import optimize, stats
 
 from fairstats._validation import CheckedFrame, as_list, level_iv
 from fairstats.confusion import confusion_table
+from fairstats.counts import Counts
 
 __all__ = ["CramersVIntervalResult", "cramers_v_interval"]
 
@@ -108,7 +109,7 @@ def noncentrality_interval(chi2: float, df: int, *, confidence_level: float = 0.
 
 
 def cramers_v_interval(
-    data: pd.DataFrame | CheckedFrame,
+    data: pd.DataFrame | CheckedFrame | Counts,
     *,
     group: str | Sequence[str],
     y_true: str,
@@ -120,7 +121,8 @@ def cramers_v_interval(
     Parameters
     ----------
     data, group, y_true, y_pred
-        As in :func:`fairstats.confusion.equal_confusion_test` (binary or multi-class labels).
+        As in :func:`fairstats.confusion.equal_confusion_test` (binary or multi-class labels; ``data`` may be
+        a :class:`fairstats.Counts` or a frame of any engine, counted there).
     confidence_level : float, default 0.95
 
     Returns

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from fairstats._validation import CheckedFrame, as_list, checked_frame
-from fairstats.metrics import METRICS, group_metrics
+from fairstats.counts import as_rows
+from fairstats.metrics import METRICS, _binary_iv, _counts_iv
 
 __all__ = ["group_labels", "intersection_label"]
 
@@ -109,6 +110,7 @@ class _Prepared:
     score: np.ndarray | None
     mask_a: np.ndarray
     mask_b: np.ndarray
+    weight: np.ndarray | None = None  # people per row when the rows are counts (fairstats.counts)
 
 
 def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable, *, where="`data`"):
@@ -120,17 +122,19 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     if y_score is not None and not isinstance(y_score, str):
         raise TypeError(f"`y_score` must be a column name or None, got {y_score!r}")
     used = [*columns, y_true, y_pred, *([y_score] if y_score is not None else [])]
+    data, weight = as_rows(data, used, where=where)  # a pandas frame or CheckedFrame as it is, else counted
     checked = checked_frame(data, used, where=where)
     data = checked.frame
     if favorable not in (0, 1):
         raise ValueError(
             f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
         )
-    # validation of labels and score (binary 0/1, score in [0, 1]) by fairstats.metrics
+    # validation of labels and score (binary 0/1, score in [0, 1]): fairstats.metrics' checks, its messages
+    labels = group_labels(checked, columns)
     label_column = "__fairstats_group__"
     frame = pd.DataFrame(
         {
-            label_column: group_labels(checked, columns).to_numpy(),
+            label_column: labels.to_numpy(),
             "y_true": data[y_true].to_numpy(),
             "y_pred": data[y_pred].to_numpy(),
         },
@@ -138,18 +142,10 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
     if y_score is not None:
         frame["y_score"] = data[y_score].to_numpy()
     try:
-        group_metrics(
-            frame,
-            y_true="y_true",
-            y_pred="y_pred",
-            y_score="y_score" if y_score is not None else None,
-            group=label_column,
-            fold=None,
-            by=(),
-            favorable=favorable,
-            form="wide",
-            warn=False,
-        )
+        _counts_iv(frame, "y_true", "y_pred", "y_score" if y_score is not None else None, label_column,
+                   None, (), favorable)
+        true_fav = _binary_iv(frame, "y_true", favorable, "y_true")
+        pred_fav = _binary_iv(frame, "y_pred", favorable, "y_pred")
     except (ValueError, TypeError) as err:
         message = str(err).replace("'y_true'", repr(y_true)).replace("'y_pred'", repr(y_pred))
         if y_score is not None:
@@ -184,9 +180,6 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
                 raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {list(METRICS)}")
             if m in _SCORE_METRICS and y_score is None:
                 raise ValueError(f"`metrics`: {m!r} needs `y_score`")
-    labels = group_labels(checked, columns)
-    true_fav = (data[y_true] == favorable).to_numpy()
-    pred_fav = (data[y_pred] == favorable).to_numpy()
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3)).astype(np.int64)
     score = data[y_score].to_numpy(dtype=float) if y_score is not None else None
     values = labels.to_numpy()
@@ -201,4 +194,5 @@ def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable
         score=score,
         mask_a=values == group_a,
         mask_b=values == group_b,
+        weight=weight,
     )

@@ -17,7 +17,7 @@ from scipy import stats
 from statsmodels.stats import proportion as sm_proportion
 
 from fairstats._validation import as_list, level_iv
-from fairstats.bootstrap import _COEF, DisparityBootstrapResult, bootstrap_disparity
+from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
 from fairstats.equivalence import (
     DEFAULT_MARGIN,
     EquivalenceResult,
@@ -105,6 +105,13 @@ def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, s
             out[m] = value
         return out
     raise TypeError(f"`alternative` must be a string or a mapping metric -> alternative, got {alternative!r}")
+
+
+def _weighted_moments(x: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Mean, sample standard deviation (ddof 1) and size of values ``x`` held by ``w`` people each."""
+    n = float(w.sum())
+    mean = float(w @ x / n)
+    return mean, float(np.sqrt(w @ (x - mean) ** 2 / (n - 1))), n
 
 
 def outcome_tests(
@@ -212,16 +219,11 @@ def outcome_tests(
         margin_ratio = margin_iv(margin_ratio, "margin_ratio")
     power = level_iv(power, "power")
     alternatives = _alternatives_iv(alternative, needed)
-    # validated once here; the bootstrap gets the checked data and the two groups found
+    # validated once here (or counted, for Counts and other engines' frames); the bootstrap takes the prepared
+    # rows and the two groups found
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
-    boot = bootstrap_disparity(
-        prep.data,
-        group=group,
-        y_true=y_true,
-        y_pred=y_pred,
-        groups=(prep.group_a, prep.group_b),
-        y_score=y_score,
-        metrics=needed,
+    boot = _bootstrap_disparity(
+        prep,
         favorable=favorable,
         n_resamples=n_resamples,
         confidence_level=confidence_level,
@@ -231,7 +233,8 @@ def outcome_tests(
     )
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
-        counts[name] = np.bincount(prep.cell[mask], minlength=4).astype(float)
+        weight = None if prep.weight is None else prep.weight[mask]
+        counts[name] = np.bincount(prep.cell[mask], weights=weight, minlength=4).astype(float)
 
     per_metric = {}
     for m in needed:
@@ -240,17 +243,27 @@ def outcome_tests(
             true_fav = np.isin(prep.cell, (0, 2))
             cls = true_fav if m == "mean_score_pos" else ~true_fav
             xa, xb = prep.score[prep.mask_a & cls], prep.score[prep.mask_b & cls]
+            if prep.weight is None:
+                wa, wb = np.ones(xa.size), np.ones(xb.size)
+            else:
+                wa, wb = prep.weight[prep.mask_a & cls], prep.weight[prep.mask_b & cls]
             count_a, nobs_a, count_b, nobs_b = (
-                float(xa.sum()),
-                float(xa.size),
-                float(xb.sum()),
-                float(xb.size),
+                float(wa @ xa),
+                float(wa.sum()),
+                float(wb @ xb),
+                float(wb.sum()),
             )
             reason = ""
-            if xa.size >= 2 and xb.size >= 2:
+            if nobs_a >= 2 and nobs_b >= 2:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
-                    res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
+                    if prep.weight is None:
+                        res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alt)
+                    else:  # the same Welch t from the counted scores' means and variances
+                        res = stats.ttest_ind_from_stats(
+                            *_weighted_moments(xa, wa), *_weighted_moments(xb, wb),
+                            equal_var=False, alternative=alt,
+                        )
                 stat, p = float(res.statistic), float(res.pvalue)
                 if not np.isfinite(p):
                     reason = "Welch t undefined (zero spread in both groups)"
@@ -258,7 +271,10 @@ def outcome_tests(
                 stat = p = float("nan")
                 reason = "fewer than 2 scores in a group"
             how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+            # the equivalence test takes one value per person (counted scores expanded by their counts)
             equivalence = (xa, xb)
+            if prep.weight is not None:
+                equivalence = (np.repeat(xa, wa.astype(np.int64)), np.repeat(xb, wb.astype(np.int64)))
         else:
             num, den = (np.asarray(c, dtype=float) for c in _TESTED_PROPORTION[m])
             count_a, nobs_a = float(counts["a"] @ num), float(counts["a"] @ den)

@@ -10,8 +10,8 @@ frame and then runs the same test on it:
 * :func:`confusion_table_from_codes` counts (group code, cell code) pairs with :func:`numpy.bincount` over
   fixed-size chunks, so the memory beyond the input is a fixed buffer plus O(q r), whatever the number of
   rows;
-* :func:`confusion_table_parquet` streams a parquet file in record batches (``pyarrow``
-  ``ParquetFile.iter_batches``), for data larger than memory;
+* :func:`confusion_table_parquet` counts a parquet file or folder with DuckDB
+  (:meth:`fairstats.Counts.from_parquet`), for data larger than memory;
 * :func:`equal_confusion_test_parquet` chains the streaming table and
   :func:`fairstats.confusion.equal_confusion_test_table`, the equal confusion test on a counted table (which
   takes the tables of either function).
@@ -22,11 +22,8 @@ cell order, same notes about empty groups and cells), so the results equal the D
 
 from __future__ import annotations
 
-import itertools
-import math
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -37,13 +34,12 @@ from fairstats.confusion import (
     EqualConfusionResult,
     _column_names_iv,
     _drop_empty,
-    _is_binary,
+    confusion_table,
     equal_confusion_test_table,
 )
-from fairstats.groups import intersection_label
+from fairstats.counts import Counts
 
 __all__ = [
-    "DEFAULT_BATCH_SIZE",
     "DEFAULT_CHUNK_SIZE",
     "binary_cell_codes",
     "confusion_table_from_codes",
@@ -53,8 +49,6 @@ __all__ = [
 
 #: Rows per chunk of :func:`confusion_table_from_codes` (fits in the CPU cache with its intp copy).
 DEFAULT_CHUNK_SIZE = 1 << 16
-#: Rows per record batch of :func:`confusion_table_parquet`.
-DEFAULT_BATCH_SIZE = 1 << 20
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -294,59 +288,8 @@ def confusion_table_from_codes(
 
 
 # --------------------------------------------------------------------------------------------------------
-# parquet, streamed in record batches
+# parquet, counted by DuckDB (fairstats.counts)
 # --------------------------------------------------------------------------------------------------------
-
-
-def _sorted_labels(values: set, *, name: str, column: str, path: str) -> list:
-    try:
-        return sorted(values)
-    except TypeError:
-        raise TypeError(
-            f"{path!r}: `{name}` column {column!r} mixes values that cannot be sorted "
-            f"({sorted({type(v).__name__ for v in values})}); use one type"
-        ) from None
-
-
-def _parquet_iv(path, group, y_true, y_pred, batch_size):
-    import pyarrow.parquet as pq
-
-    if not isinstance(path, str | os.PathLike):
-        raise TypeError(f"`path` must be a file path, got {type(path).__name__}")
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"`path`: no parquet file {str(path)!r}")
-    group_columns = _column_names_iv(group, y_true, y_pred)
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
-        raise ValueError(f"`batch_size` must be a positive integer, got {batch_size!r}")
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as error:  # pyarrow raises its own types for a damaged file
-        raise ValueError(f"`path`: {str(path)!r} is not a readable parquet file ({error})") from None
-    names = parquet.schema_arrow.names
-    missing = [c for c in [*group_columns, y_true, y_pred] if c not in names]
-    if missing:
-        raise ValueError(f"{str(path)!r}: missing column(s) {missing!r}; it has {names!r}")
-    if parquet.metadata.num_rows == 0:
-        raise ValueError(f"{str(path)!r} has no rows")
-    return parquet, str(path), group_columns, int(batch_size)
-
-
-def _batch_codes(batch, column: str, *, path: str, offset: int) -> tuple[np.ndarray, list]:
-    """Local codes and labels of one column of a record batch (dictionary-encoded when it is not yet)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    array = batch.column(column)
-    if array.null_count:
-        first = int(np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ValueError(
-            f"{path!r}: column {column!r} has {array.null_count} missing value(s) in the batch starting at "
-            f"row {offset}, first at row {offset + first}"
-        )
-    if not pa.types.is_dictionary(array.type):
-        array = pc.dictionary_encode(array)
-    return array.indices.to_numpy(zero_copy_only=False), array.dictionary.to_pylist()
 
 
 def confusion_table_parquet(
@@ -355,20 +298,17 @@ def confusion_table_parquet(
     group: str | Sequence[str],
     y_true: str,
     y_pred: str,
-    batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> pd.DataFrame:
-    """Contingency matrix ``O`` of a parquet file, read in record batches (for data larger than memory).
+    """Contingency matrix ``O`` of a parquet file or folder of parquet files, counted by DuckDB.
 
     Parameters
     ----------
     path : str or path-like
-        Parquet file with one row per person.
+        Parquet file, or folder of parquet files (searched recursively), with one row per person.
     group : str or list of str, keyword-only
         Sensitive attribute column(s); a list means intersectional groups, labelled ``"a - b"``.
     y_true, y_pred : str, keyword-only
         Columns of the true and the predicted label (binary 0/1 or multi-class).
-    batch_size : int, keyword-only
-        Rows per record batch (``pyarrow.parquet.ParquetFile.iter_batches``); memory is O(batch_size).
 
     Returns
     -------
@@ -380,72 +320,26 @@ def confusion_table_parquet(
     Raises
     ------
     ValueError
-        No such file or not parquet, missing column, missing values (with the row), a single group,
-        fewer than two outcome cells, ``batch_size`` < 1.
+        No such file or not parquet, missing column, missing values, a single group, fewer than two outcome
+        cells.
     TypeError
         Column names not strings, labels that cannot be sorted.
 
     Notes
     -----
-    Each batch's columns are dictionary-encoded (``pyarrow.compute.dictionary_encode`` unless already), the
-    batch's (group, y_pred, y_true) combinations counted with one :func:`numpy.bincount`, and the non-zero
-    counts added to a running total keyed by label, so memory is one batch plus the distinct combinations.
-    A pandas ``Categorical``'s declared order is not kept: labels are sorted by value.
+    :meth:`fairstats.Counts.from_parquet`: DuckDB's streaming ``GROUP BY`` over the files (bounded memory),
+    then :func:`fairstats.confusion.confusion_table` on the counts. A pandas ``Categorical``'s declared order
+    is not kept in parquet: labels are sorted by value.
 
     References
     ----------
     Paper A (Gursoy and Kakadiaris 2022), Sec. III-A, Fig. 1.
     """
-    parquet, where, group_columns, batch_size = _parquet_iv(path, group, y_true, y_pred, batch_size)
-    columns = [*group_columns, y_true, y_pred]
-    read = list(dict.fromkeys(columns))
-    totals: dict[tuple, int] = {}
-    offset = 0
-    for batch in parquet.iter_batches(batch_size=batch_size, columns=read):
-        encoded = {c: _batch_codes(batch, c, path=where, offset=offset) for c in read}
-        codes = [encoded[c][0] for c in columns]
-        labels = [encoded[c][1] for c in columns]
-        sizes = [len(lab) for lab in labels]
-        local = np.bincount(np.ravel_multi_index(codes, sizes), minlength=math.prod(sizes))
-        for flat in np.flatnonzero(local):
-            index = np.unravel_index(flat, sizes)
-            key = tuple(labels[k][int(i)] for k, i in enumerate(index))
-            totals[key] = totals.get(key, 0) + int(local[flat])
-        offset += batch.num_rows
-    if not totals:
-        raise ValueError(f"{where!r} has no rows")
-
-    k = len(group_columns)
-    levels = [
-        _sorted_labels({key[i] for key in totals}, name="group", column=c, path=where)
-        for i, c in enumerate(group_columns)
-    ]
-    true_labels = {key[k] for key in totals}
-    pred_labels = {key[k + 1] for key in totals}
-    try:
-        labels = sorted(true_labels | pred_labels)
-    except TypeError:
-        raise TypeError(
-            f"`y_true` {y_true!r} and `y_pred` {y_pred!r} hold labels of different types that cannot be "
-            f"sorted together: {sorted(map(repr, true_labels | pred_labels))}"
-        ) from None
-    if _is_binary(labels):
-        cell_rows = list(BINARY_CELLS)
-        cell_index = {(p, t): j for j, (_, p, t) in enumerate(cell_rows)}
-    else:
-        cell_rows = [(f"pred={p}, true={t}", p, t) for p in labels for t in labels]
-        cell_index = {(p, t): j for j, (_, p, t) in enumerate(cell_rows)}
-
-    combos = list(itertools.product(*levels))
-    group_index = {combo: i for i, combo in enumerate(combos)}
-    counts = np.zeros((len(combos), len(cell_rows)), dtype=np.int64)
-    for key, count in totals.items():
-        true_value, pred_value = key[k], key[k + 1]
-        if _is_binary(labels):
-            true_value, pred_value = int(true_value), int(pred_value)
-        counts[group_index[key[:k]], cell_index[(pred_value, true_value)]] += count
-    group_labels = [intersection_label(combo) for combo in combos]
-    return _labelled_table(counts, group_labels, cell_rows, group_columns=group_columns)
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"`path` must be a file path, got {type(path).__name__}")
+    group_columns = _column_names_iv(group, y_true, y_pred)
+    counts = Counts.from_parquet(path, columns=[*group_columns, y_true, y_pred])
+    return confusion_table(counts, group=group, y_true=y_true, y_pred=y_pred)
 
 
 def equal_confusion_test_parquet(
@@ -454,7 +348,6 @@ def equal_confusion_test_parquet(
     group: str | Sequence[str],
     y_true: str,
     y_pred: str,
-    batch_size: int = DEFAULT_BATCH_SIZE,
     alpha: float = 0.01,
     posthoc_alpha: float = 0.05,
     posthoc_strict_alpha: float = 0.001,
@@ -462,7 +355,7 @@ def equal_confusion_test_parquet(
     permutation: Literal["auto", "always", "never"] = "auto",
     rng: int | np.random.Generator | None = None,
 ) -> EqualConfusionResult:
-    """Equal confusion test of a parquet file, streamed in record batches.
+    """Equal confusion test of a parquet file or folder, counted by DuckDB.
 
     :func:`confusion_table_parquet` then :func:`fairstats.confusion.equal_confusion_test_table`; parameters as
     there.
@@ -480,14 +373,15 @@ def equal_confusion_test_parquet(
 
     Notes
     -----
-    Memory is O(``batch_size``) plus the distinct (group, y_pred, y_true) combinations, whatever the size of
-    the file; the test is the one of :func:`fairstats.confusion.equal_confusion_test` (paper A, Eq. 1-4).
+    Memory is DuckDB's streaming aggregate plus the distinct (group, y_pred, y_true) combinations, whatever
+    the size of the files; the test is the one of :func:`fairstats.confusion.equal_confusion_test`
+    (paper A, Eq. 1-4).
 
     References
     ----------
     Paper A (Gursoy and Kakadiaris 2022), Eq. 1-4.
     """
-    table = confusion_table_parquet(path, group=group, y_true=y_true, y_pred=y_pred, batch_size=batch_size)
+    table = confusion_table_parquet(path, group=group, y_true=y_true, y_pred=y_pred)
     return equal_confusion_test_table(
         table,
         alpha=alpha,

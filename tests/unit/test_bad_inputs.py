@@ -118,7 +118,7 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
         "confusion: not a frame",
         lambda c: _ect([1, 2]),
         TypeError,
-        r"`data` must be a pandas DataFrame, got list",
+        r"`data` must be a data frame \(pandas, polars, pyarrow, DuckDB, Spark, ...\) or Counts, got list",
     ),
     ("confusion: empty frame", lambda c: _ect(OK.iloc[:0]), ValueError, r"`data` is empty \(0 rows\)"),
     (

@@ -311,7 +311,7 @@ def test_bad_options_are_refused():
         equal_confusion_test(BIG, group="g", **COLS, permutation="sometimes")
     with pytest.raises(TypeError, match="`rng`"):
         equal_confusion_test(BIG, group="g", **COLS, rng="seed")
-    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
+    with pytest.raises(TypeError, match="`data` must be a data frame .* or Counts, got ndarray"):
         equal_confusion_test(BIG.to_numpy(), group="g", **COLS)
     with pytest.raises(TypeError, match="`group`"):
         confusion_table(BIG, group=[], **COLS)

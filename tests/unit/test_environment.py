@@ -123,3 +123,17 @@ def test_the_running_environment_has_the_locked_versions():
         if installed != version:
             stale[name] = (version, installed)
     assert not stale, f"locked vs installed {stale}: run `make env` (or `make clean-env env`)"
+
+
+def test_engine_extras_are_locked_and_spark_gets_java():
+    """The [polars] and [spark] extras are ranges the lock satisfies, and `make test` installs Java for the
+    Spark test (tests/unit/test_engines_spark.py) before pytest runs."""
+    extras = _project()["optional-dependencies"]
+    locked = _locked_here()
+    for extra, name in (("polars", "polars"), ("spark", "pyspark")):
+        (req,) = [Requirement(spec) for spec in extras[extra]]
+        assert _normalise(req.name) == name and not str(req.specifier).startswith("==")
+        assert req.specifier.contains(locked[name]), (req, locked[name])
+    recipe = (ROOT / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.index("bash .ci/ensure-java.sh") < recipe.index("-m pytest"), recipe
+    assert (ROOT / ".ci" / "ensure-java.sh").is_file()

@@ -148,7 +148,7 @@ def _write(frame: pd.DataFrame, path, *, row_group_size: int) -> None:
 def test_streaming_table_equals_the_in_memory_table(tmp_path, group):
     path = tmp_path / "people.parquet"
     _write(DATA, path, row_group_size=100)
-    ours = confusion_table_parquet(path, group=group, **COLS, batch_size=37)
+    ours = confusion_table_parquet(path, group=group, **COLS)
     _assert_same_table(ours, confusion_table(pd.read_parquet(path), group=group, **COLS))
 
 
@@ -164,7 +164,7 @@ def test_streaming_categorical_and_multiclass_columns(tmp_path):
     )
     path = tmp_path / "multi.parquet"
     _write(frame, path, row_group_size=64)
-    ours = confusion_table_parquet(path, group="g", **COLS, batch_size=50)
+    ours = confusion_table_parquet(path, group="g", **COLS)
     _assert_same_table(ours, confusion_table(frame, group="g", **COLS))
     assert "pred=hi, true=mid" in ours.columns
 
@@ -172,7 +172,7 @@ def test_streaming_categorical_and_multiclass_columns(tmp_path):
 def test_streaming_test_equals_the_in_memory_test(tmp_path):
     path = tmp_path / "people.parquet"
     _write(DATA, path, row_group_size=128)
-    ours = equal_confusion_test_parquet(path, group=["g", "s"], **COLS, batch_size=100)
+    ours = equal_confusion_test_parquet(path, group=["g", "s"], **COLS)
     theirs = equal_confusion_test(DATA, group=["g", "s"], **COLS)
     _assert_same_result(ours, theirs)
 
@@ -182,18 +182,16 @@ def test_streaming_refuses_missing_values_and_columns(tmp_path):
     frame.loc[150, "y"] = np.nan
     path = tmp_path / "nan.parquet"
     _write(frame, path, row_group_size=100)
-    with pytest.raises(ValueError, match=r"column 'y' has 1 missing value.*first at row 150"):
-        confusion_table_parquet(path, group="g", **COLS, batch_size=64)
+    with pytest.raises(ValueError, match=r"column 'y' has 1 missing value"):
+        confusion_table_parquet(path, group="g", **COLS)
     with pytest.raises(ValueError, match=r"missing column\(s\) \['race'\]"):
         confusion_table_parquet(path, group="race", **COLS)
-    with pytest.raises(ValueError, match="no parquet file"):
+    with pytest.raises(ValueError, match="no such parquet file or folder"):
         confusion_table_parquet(tmp_path / "absent.parquet", group="g", **COLS)
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
-    with pytest.raises(ValueError, match="not a readable parquet file"):
+    with pytest.raises(ValueError, match="could not read .* as parquet"):
         confusion_table_parquet(bad, group="g", **COLS)
-    with pytest.raises(ValueError, match="`batch_size` must be a positive integer"):
-        confusion_table_parquet(path, group="g", **COLS, batch_size=0)
     with pytest.raises(ValueError, match="`group` column 'y' is also"):
         confusion_table_parquet(path, group=["g", "y"], **COLS)
 

@@ -117,7 +117,7 @@ def test_wheel_holds_the_library_only(wheel):
     core = [line.split(":", 1)[1].strip() for line in meta.splitlines()
             if line.startswith("Requires-Dist:") and "extra ==" not in line]
     core_names = {_normalise(re.split(r"[<>=!~;\[ ]", c)[0]) for c in core}
-    assert {"numpy", "scipy", "pandas", "statsmodels"} <= core_names
+    assert {"numpy", "scipy", "pandas", "statsmodels", "narwhals"} <= core_names
     assert not core_names & FORBIDDEN
     assert all("==" not in c for c in core), core  # ranges, not the compendium's pins
 
@@ -126,7 +126,8 @@ def test_installed_alone_it_brings_no_workflow_and_the_test_works(fresh_venv, tm
     installed = _installed(fresh_venv)
     assert "fairstats" in installed
     assert not installed & FORBIDDEN, sorted(installed & FORBIDDEN)
-    assert not installed & {"matplotlib", "seaborn", "pyarrow"}  # the audit's extras only with [audit]
+    # the audit's extras only with [audit], the engines only with [polars] / [spark]
+    assert not installed & {"matplotlib", "seaborn", "pyarrow", "duckdb", "polars", "pyspark"}
     # run outside the checkout, so that nothing of src/ can be imported by accident
     rng = np.random.default_rng(13)
     data = pd.DataFrame({"g": rng.choice(["a", "b", "c"], 600), "y": rng.integers(0, 2, 600),

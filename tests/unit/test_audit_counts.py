@@ -1,0 +1,109 @@
+"""``fairstats audit`` on counted input: a parquet file or folder (counted by DuckDB) and ``--counts FILE``
+give the same tables as the CSV of the same people; bad counts tables and id-like groups are refused with one
+line and exit 2, writing nothing."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairstats import cli
+
+ARGS = ["--group", "race", "--group", "sex", "--y-true", "y", "--y-pred", "p", "--n-resamples", "99"]
+TABLES = ("equal_confusion.csv", "residuals.csv", "tests.csv")
+
+
+def _people(n=3000, seed=8):
+    rng = np.random.default_rng(seed)
+    race = rng.choice(["A", "B", "C"], n, p=[0.5, 0.3, 0.2])
+    y = rng.integers(0, 2, n)
+    p = np.where(rng.random(n) < np.where(race == "A", 0.8, 0.65), y, 1 - y)
+    return pd.DataFrame({"race": race, "sex": rng.choice(["F", "M"], n), "y": y, "p": p})
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("inputs")
+    people = _people()
+    people.to_csv(folder / "people.csv", index=False)
+    (folder / "lake" / "day=1").mkdir(parents=True)
+    (folder / "lake" / "day=2").mkdir()
+    people.iloc[:1000].to_parquet(folder / "lake" / "day=1" / "part-0.parquet")
+    people.iloc[1000:].to_parquet(folder / "lake" / "day=2" / "part-0.parquet")
+    counts = people.groupby(["race", "sex", "y", "p"]).size().rename("n").reset_index()
+    counts.to_csv(folder / "counts.csv", index=False)
+    return folder, counts
+
+
+def _audit(capsys, *argv):
+    status = cli.main(["audit", *argv])
+    captured = capsys.readouterr()
+    return status, captured.err
+
+
+def test_parquet_folder_and_counts_give_the_csv_tables(inputs, tmp_path, capsys):
+    folder, _ = inputs
+    runs = {
+        "csv": [str(folder / "people.csv")],
+        "lake": [str(folder / "lake")],
+        "counts": ["--counts", str(folder / "counts.csv")],
+    }
+    for name, source in runs.items():
+        status, err = _audit(capsys, *source, *ARGS, "--out", str(tmp_path / name))
+        assert status == 0, err
+    for table in TABLES:
+        expected = (tmp_path / "csv" / table).read_text()
+        assert (tmp_path / "lake" / table).read_text() == expected, table
+        assert (tmp_path / "counts" / table).read_text() == expected, table
+    assert "3,000 people" in (tmp_path / "counts" / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c.assign(n=c["n"].where(c.index != 2, -3)), r"negative count, -3, on row 3"),
+        (lambda c: c.assign(n=c["n"] + 0.5), r"count that is not a whole number, .*\.5, on row 1"),
+        (lambda c: c.drop(columns="n"), r"missing column\(s\) \['n'\]"),
+        (lambda c: c.drop(columns="sex"), r"missing column\(s\) \['sex'\]"),
+        (lambda c: c.assign(race="A"), r"column 'race' has a single group 'A'"),
+    ],
+    ids=["negative", "fraction", "no-n", "no-group-column", "single-group"],
+)
+def test_bad_counts_are_one_line_exit_2_and_write_nothing(inputs, tmp_path, capsys, change, message):
+    _, counts = inputs
+    path = tmp_path / "bad.csv"
+    change(counts).to_csv(path, index=False)
+    status, err = _audit(capsys, "--counts", str(path), *ARGS, "--out", str(tmp_path / "out"))
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1
+    assert re.search(message, err), err
+    assert not (tmp_path / "out").exists()
+
+
+def test_counts_and_rows_together_or_with_fold_are_refused(inputs, tmp_path, capsys):
+    folder, _ = inputs
+    status, err = _audit(
+        capsys, str(folder / "people.csv"), "--counts", str(folder / "counts.csv"), *ARGS, "--out", "x"
+    )
+    assert status == 2 and "either PREDICTIONS" in err
+    status, err = _audit(capsys, "--counts", str(folder / "counts.csv"), *ARGS, "--fold", "f", "--out", "x")
+    assert status == 2 and "--fold and --y-score need one row per person" in err
+
+
+def test_id_like_group_column_is_refused(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    n = 2500
+    frame = pd.DataFrame(
+        {"person": np.arange(n), "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n)}
+    )
+    frame.to_parquet(tmp_path / "ids.parquet")
+    status, err = _audit(
+        capsys, str(tmp_path / "ids.parquet"), "--group", "person", "--y-true", "y", "--y-pred", "p",
+        "--out", str(tmp_path / "out"),
+    )
+    assert status == 2
+    assert "column 'person' looks like an identifier, not a group: 2,500 groups, 2,500 of them" in err
+    assert not (tmp_path / "out").exists()
