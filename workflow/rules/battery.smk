@@ -129,7 +129,8 @@ rule render_paper_b:
         " -p counts_csv {input.counts:q} -p calibration_bins_csv {input.calibration_bins:q}"
         " -p rerun_pvr_csv {input.pvr:q} -p authors_battery_csv {input.authors_battery:q}"
         " -p authors_pvr_csv {input.authors_pvr:q} -p authors_raw_dir {params.raw_dir:q}"
-        " -p authors_procedure_pvr_csv {params.ap_pvr:q} -p authors_procedure_dir {params.ap_dir:q}"
+        # plain quotes, not :q: these are "" when the authors' procedures are off, and :q drops an empty word
+        " -p authors_procedure_pvr_csv '{params.ap_pvr}' -p authors_procedure_dir '{params.ap_dir}'"
         " -p published_csv {input.published:q} -p preset {wildcards.preset:q}"
         " -p alpha {params.alpha} -p favorable {params.favorable} -p out_dir {params.out_dir:q}"
         " > {log:q} 2>&1"
