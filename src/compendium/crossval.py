@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from sklearn.base import BaseEstimator, clone
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
@@ -323,6 +324,21 @@ def _positive_column(model: BaseEstimator) -> int:
     return 1
 
 
+def _row_major(model: BaseEstimator) -> Callable[[pd.DataFrame], pd.DataFrame | np.ndarray]:
+    """How rows reach ``model``: a random forest gets a C-contiguous float32 copy, other models the frame.
+
+    scikit-learn's tree builder casts its input to float32 (``sklearn.tree._tree.DTYPE``) and keeps the
+    layout it is given; a DataFrame's float64 blocks become a column-major copy, in which the splitter's
+    per-row reads are strided. The same values row-major build the same trees (same splits, same
+    predictions: ``tests/unit/test_crossval.py``) about 20 % faster, the largest share of the workflow's CPU
+    time being the forests. Other models keep the DataFrame (the logistic regression's unconverged stopping
+    point depends on floating-point details, so its input is left exactly as it was).
+    """
+    if isinstance(model, RandomForestClassifier):
+        return lambda frame: np.ascontiguousarray(frame.to_numpy(dtype=np.float32))
+    return lambda frame: frame
+
+
 def fit_predict_folds(
     X: pd.DataFrame,
     y_true: pd.Series | np.ndarray,
@@ -424,6 +440,7 @@ def fit_predict_folds(
     parts: list[dict[str, np.ndarray]] = []
     not_converged: list[int] = []
     sklearn_messages: list[str] = []
+    rows = _row_major(model)
     bar = tqdm(tests, desc=f"{name}: folds", unit="fold", disable=not progress, file=sys.stderr, leave=True)
     with threadpool_limits(limits=n_threads):
         for t in bar:
@@ -433,7 +450,7 @@ def fit_predict_folds(
             fitted = clone(model)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
-                fitted.fit(X.iloc[train], y[train])
+                fitted.fit(rows(X.iloc[train]), y[train])
             for w in caught:
                 if issubclass(w.category, ConvergenceWarning):
                     sklearn_messages.append(str(w.message).splitlines()[0])
@@ -443,8 +460,8 @@ def fit_predict_folds(
                 not_converged.append(t)
             pos = _positive_column(fitted)
             X_test = X.iloc[test]
-            score = fitted.predict_proba(X_test)[:, pos]
-            pred = fitted.predict(X_test)
+            score = fitted.predict_proba(rows(X_test))[:, pos]
+            pred = fitted.predict(rows(X_test))
             part = {
                 "fold": np.full(len(test), t, dtype=np.int32),
                 "rows": test,
@@ -458,8 +475,8 @@ def fit_predict_folds(
                         f"`counterfactual` must return a DataFrame of shape {X_test.shape}, got "
                         f"{getattr(X_flip, 'shape', type(X_flip).__name__)}"
                     )
-                part["y_score_flipped"] = fitted.predict_proba(X_flip)[:, pos]
-                part["y_pred_flipped"] = fitted.predict(X_flip)
+                part["y_score_flipped"] = fitted.predict_proba(rows(X_flip))[:, pos]
+                part["y_pred_flipped"] = fitted.predict(rows(X_flip))
             parts.append(part)
     bar.close()
     if not_converged:

@@ -194,6 +194,24 @@ def test_the_race_flip_changes_only_the_race_columns_and_is_predicted_by_the_sam
     assert (res.predictions["y_pred"] != res.predictions["y_pred_flipped"]).any()  # race matters to LDA
 
 
+@pytest.mark.parametrize("preset", ["paper", "clean"])
+def test_the_forest_fitted_on_row_major_float32_equals_the_forest_fitted_on_the_frame(small, preset):
+    # fit_predict_folds hands a random forest a C-contiguous float32 copy (speed); the trees, and so every
+    # prediction, must be those scikit-learn builds from the DataFrame itself.
+    res = _run(small, "rf", preset=preset, test_folds=[0, 3]).predictions
+    for t in (0, 3):
+        train = training_rows(small.fold, t)
+        model = make_model("rf", preset=preset, seed=11).fit(small.X.iloc[train], small.y_true.iloc[train])
+        test, flipped = small.X[small.fold.to_numpy() == t], flip_race(small.X[small.fold.to_numpy() == t])
+        got = res[res["fold"] == t]
+        score = model.predict_proba(test)[:, 1].astype(np.float32)
+        np.testing.assert_array_equal(got["y_score"].to_numpy(), score)
+        np.testing.assert_array_equal(got["y_pred"].to_numpy(), model.predict(test))
+        np.testing.assert_array_equal(
+            got["y_score_flipped"].to_numpy(), model.predict_proba(flipped)[:, 1].astype(np.float32)
+        )
+
+
 def test_a_subset_of_test_folds_gives_the_same_predictions_as_the_full_run(small):
     full = _run(small, "xgb").predictions
     part = _run(small, "xgb", test_folds=[4, 1]).predictions

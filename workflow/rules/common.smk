@@ -12,6 +12,14 @@ envvars:
 # `.venv/bin/snakemake` works without activating the environment first.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
+# One declared floating-point set-up for every job (config openblas_coretype, compendium.blas): the paper
+# preset's unconverged logistic regression moves with OpenBLAS's kernels. Warn where it cannot be applied.
+from compendium.blas import pin_openblas_coretype
+
+BLAS_CORETYPE, BLAS_NOTE = pin_openblas_coretype(config.get("openblas_coretype", "Haswell"))
+if BLAS_CORETYPE != config.get("openblas_coretype", "Haswell"):
+    print(f"fairstats compendium: {BLAS_NOTE}", file=sys.stderr)
+
 RESULTS = f"results/{config['experiment']}"
 RAW = "data/raw"
 INTERIM = f"data/interim/{config['experiment']}"
