@@ -33,6 +33,7 @@ from fairstats.power import DEFAULT_POWER
 
 __all__ = [
     "LevelRatesResult",
+    "comparisons",
     "decision_table",
     "largest_group",
     "level_rate_tests",
@@ -198,6 +199,24 @@ def table_levels(observed: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray, 
     return pred, decision_levels, true, outcome_levels
 
 
+def comparisons(observed: pd.DataFrame, reference: object | None, by_outcome: bool):
+    """What the per-group comparisons of a :func:`decision_table` share: ``(reference, counts, reference_row,
+    groups, conditions, pred, decision_levels)``; ``groups`` are ``(row, group)`` pairs without the reference,
+    ``conditions`` ``(name, column mask)`` pairs (``"all"``, then ``"y_true=<o>"`` with ``by_outcome``)."""
+    pred, decision_levels, true, outcome_levels = table_levels(observed)
+    if reference is None:
+        reference = largest_group(observed)
+    elif reference not in observed.index:
+        raise ValueError(f"`reference` {reference!r} is not a group of `observed`: {list(observed.index)!r}")
+    counts = observed.to_numpy(dtype=float)
+    ref = counts[list(observed.index).index(reference)]
+    conditions = [(ALL_PEOPLE, np.ones(len(true), dtype=bool))]
+    if by_outcome:
+        conditions += [(f"y_true={o}", true == j) for j, o in enumerate(outcome_levels)]
+    groups = [(i, g) for i, g in enumerate(observed.index) if g != reference]
+    return reference, counts, ref, groups, conditions, pred, decision_levels
+
+
 def largest_group(observed: pd.DataFrame) -> object:
     """The group with the most people (the first of the table's order on a tie): the audit's reference."""
     sizes = observed.sum(axis=1).to_numpy()
@@ -335,25 +354,16 @@ def level_rate_tests(
     >>> res.reference, res.table[["group", "level", "estimate"]].to_numpy().tolist()
     ('a', [['b', 'Low', 0.25], ['b', 'High', -0.25]])
     """
-    pred, decision_levels, true, outcome_levels = table_levels(observed)
+    reference, counts, ref, groups, conditions, pred, decision_levels = comparisons(
+        observed, reference, by_outcome
+    )
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
     margin = margin_iv(margin, "margin")
     if margin_ratio is not None:
         margin_ratio = margin_iv(margin_ratio, "margin_ratio")
-    if reference is None:
-        reference = largest_group(observed)
-    elif reference not in observed.index:
-        raise ValueError(f"`reference` {reference!r} is not a group of `observed`: {list(observed.index)!r}")
-    counts = observed.to_numpy(dtype=float)
-    ref = counts[list(observed.index).index(reference)]
-    conditions = [(ALL_PEOPLE, np.ones(len(true), dtype=bool))]
-    if by_outcome:
-        conditions += [(f"y_true={o}", true == j) for j, o in enumerate(outcome_levels)]
     rows = []
-    for i, g in enumerate(observed.index):
-        if g == reference:
-            continue
+    for i, g in groups:
         for condition, in_condition in conditions:
             for d, level in enumerate(decision_levels):
                 cell = in_condition & (pred == d)

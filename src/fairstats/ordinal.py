@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from fairstats._validation import level_iv
-from fairstats.levels import ALL_PEOPLE, largest_group, table_levels
+from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.ttests import ALTERNATIVES
@@ -240,23 +240,14 @@ def ordinal_shift_tests(
     ----------
     A. Agresti, *Categorical Data Analysis*, 3rd ed., 2013, Sec. 3.4.1; S. Holm, Scand. J. Statist. 6, 1979.
     """
-    pred, decision_levels, true, outcome_levels = table_levels(observed)
+    reference, counts, ref, groups, conditions, pred, decision_levels = comparisons(
+        observed, reference, by_outcome
+    )
     alpha = level_iv(alpha, "alpha")
     k = len(decision_levels)
     col_scores = _scores_iv(scores, k, "scores")
-    if reference is None:
-        reference = largest_group(observed)
-    elif reference not in observed.index:
-        raise ValueError(f"`reference` {reference!r} is not a group of `observed`: {list(observed.index)!r}")
-    counts = observed.to_numpy(dtype=float)
-    ref = counts[list(observed.index).index(reference)]
-    conditions = [(ALL_PEOPLE, np.ones(len(true), dtype=bool))]
-    if by_outcome:
-        conditions += [(f"y_true={o}", true == j) for j, o in enumerate(outcome_levels)]
     rows = []
-    for i, g in enumerate(observed.index):
-        if g == reference:
-            continue
+    for i, g in groups:
         for condition, in_condition in conditions:
             table = np.zeros((2, k))
             for d in range(k):
