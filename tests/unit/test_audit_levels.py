@@ -63,6 +63,11 @@ def test_done_when_chi2_equals_scipy_for_three_levels(data_csv, tmp_path, capsys
     # data strings are text in the report
     html = (out / "report.html").read_text()
     assert "<b>c</b>" not in html and "&lt;b&gt;c&lt;/b&gt;" in html
+    # the page links only files beside it (tests/unit/test_hostile_inputs.py opens the binary one in Chromium)
+    assert not re.search(r"<script|<link|(src|href)=\"(https?:|//|/)", html)
+    assert set(re.findall(r'href="([^"]+)"', html)) == {
+        "equal_confusion.csv", "residuals.csv", "level_tests.csv", "ordinal_tests.csv"
+    }
     assert "Decision levels by group" in (out / "report.md").read_text()
 
 
