@@ -15,6 +15,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/compas.smk"
+include: "workflow/rules/compas_levels.smk"
 include: "workflow/rules/nij.smk"
 include: "workflow/rules/authors_procedure.smk"
 include: "workflow/rules/battery.smk"

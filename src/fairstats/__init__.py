@@ -18,9 +18,11 @@ from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning,
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
+from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
+from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
@@ -54,6 +56,7 @@ __all__ = [
     "cramers_v_interval",
     "CramersVBootstrapResult",
     "CramersVIntervalResult",
+    "decision_table",
     "DEFAULT_MARGIN",
     "DEFAULT_MARGIN_RATIO",
     "DEFAULT_MARGIN_V",
@@ -73,6 +76,9 @@ __all__ = [
     "FoldDisparityResult",
     "FoldTTestResult",
     "group_metrics",
+    "level_rate_tests",
+    "LevelRatesResult",
+    "linear_by_linear_test",
     "mahalanobis_whitening",
     "MahalanobisWhitening",
     "mcnemar_midp",
@@ -86,6 +92,8 @@ __all__ = [
     "METRICS",
     "nearest_other_group",
     "Neighbours",
+    "ordinal_shift_tests",
+    "OrdinalAssociationResult",
     "outcome_tests",
     "OUTCOME_TESTS",
     "OutcomeTestsResult",

@@ -153,6 +153,11 @@ class AuditOptions:
     margin_ratio: float | None = None
     margin_v: float = DEFAULT_MARGIN_V
     counts: bool = False  # ``predictions`` is a table of counts (``--counts``), not one row per person
+    # multi-level decisions (issue 17 A): the decision's levels in order (None: a two-level decision, the
+    # binary audit), the outcome's levels (None: its values, sorted), whether the decision levels are ordered
+    decision_levels: tuple[str, ...] | None = None
+    outcome_levels: tuple[str, ...] | None = None
+    ordered: bool = True
 
 
 def _is_parquet(path: Path) -> bool:
@@ -374,8 +379,9 @@ def _id_like_iv(data: pd.DataFrame, weight: np.ndarray | None, column: str) -> N
         )
 
 
-def _prepare(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | None = None) -> _Prepared:
-    cols = _internal_names(options.groups)
+def _columns_iv(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | None) -> pd.DataFrame:
+    """A copy of ``data`` with text column names, every named column present without NaN and each group
+    column holding at least two groups (white-space variants warned, identifier-like columns refused)."""
     columns = [str(c) for c in data.columns]
     data = data.copy()
     data.columns = columns
@@ -412,6 +418,12 @@ def _prepare(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | Non
         if variants:
             warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
         _id_like_iv(data, weight, column)
+    return data
+
+
+def _prepare(data: pd.DataFrame, options: AuditOptions, weight: np.ndarray | None = None) -> _Prepared:
+    cols = _internal_names(options.groups)
+    data = _columns_iv(data, options, weight)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = _label_text(data[options.y_true]), _label_text(data[options.y_pred])
@@ -566,6 +578,15 @@ def _equal_confusion(
         n_resamples=options.n_resamples,
         rng=_rng(options.seed, "permutation", name),
     )
+    _record_equal_confusion(prep, grouping, res, options, acc)
+
+
+def _record_equal_confusion(
+    prep, grouping: tuple[str, ...], res, options: AuditOptions, acc: _Collected
+) -> None:
+    """The rows of ``equal_confusion.csv`` and ``residuals.csv`` of one grouping's test result ``res``."""
+    name = " x ".join(grouping)
+    group = list(grouping) if len(grouping) > 1 else grouping[0]
     v = cramers_v_interval(prep.checked, group=group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"])
     acc.results[name] = res
     acc.cramers[name] = v
@@ -882,6 +903,10 @@ def run_audit(options: AuditOptions) -> AuditResult:
     AuditError, ValueError, TypeError
         Bad input, or an ``--out`` the audit may not replace; nothing is written.
     """
+    if options.decision_levels is not None:  # multi-level decisions (issue 17 A)
+        from fairstats.audit_levels import run_levels_audit
+
+        return run_levels_audit(options)
     try:
         target = check_out_folder(options.out, inputs=(options.predictions,))
     except OutFolderError as err:

@@ -213,6 +213,29 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, default=20240607, metavar="S", help="random seed (default: 20240607)"
     )
     audit.add_argument("--out", required=True, metavar="DIR", help="output folder (see below)")
+    # multi-level decisions (issue 17 A)
+    levels = audit.add_argument_group(
+        "multi-level decisions",
+        "a decision with more than two levels (e.g. Low/Medium/High): the equal confusion test on the "
+        "decision x outcome cells, per-level shares by group, and for ordered levels the linear-by-linear "
+        "test; writes level_tests.csv and ordinal_tests.csv instead of tests.csv",
+    )
+    levels.add_argument(
+        "--decision-levels",
+        metavar="L1,L2,...",
+        help="every level of --y-pred, comma-separated, low to high when ordered (e.g. Low,Medium,High); "
+        "a value not listed is an error",
+    )
+    levels.add_argument(
+        "--outcome-levels",
+        metavar="O1,O2,...",
+        help="every level of --y-true, comma-separated (default: the values found, sorted)",
+    )
+    levels.add_argument(
+        "--unordered",
+        action="store_true",
+        help="the decision levels have no order: no linear-by-linear (ordinal) test",
+    )
     return parser
 
 
@@ -289,6 +312,41 @@ def _audit_extra_iv() -> None:
         )
 
 
+def _levels_iv(text: str | None, option: str) -> tuple[str, ...] | None:
+    """``L1,L2,...`` as a tuple of at least two distinct, non-empty levels (white space around commas
+    dropped)."""
+    if text is None:
+        return None
+    levels = tuple(part.strip() for part in text.split(","))
+    if any(not part for part in levels):
+        raise AuditError(f"{option} {text!r}: an empty level; list the levels separated by commas")
+    if len(levels) < 2:
+        raise AuditError(f"{option} {text!r}: at least two levels are needed")
+    dup = next((v for i, v in enumerate(levels) if v in levels[:i]), None)
+    if dup is not None:
+        raise AuditError(f"{option} {text!r}: the level {dup!r} is listed twice")
+    return levels
+
+
+def _multi_level_iv(args: argparse.Namespace) -> dict:
+    """The options of a multi-level decision (issue 17 A); empty for the binary audit."""
+    decision = _levels_iv(args.decision_levels, "--decision-levels")
+    if decision is None:
+        for option, given in (("--outcome-levels", args.outcome_levels), ("--unordered", args.unordered)):
+            if given:
+                raise AuditError(f"{option} needs --decision-levels (a decision with more than two levels)")
+        return {}
+    binary_only = (("--fold", args.fold), ("--y-score", args.y_score), ("--favorable", args.favorable))
+    for option, given in binary_only:
+        if given is not None:
+            raise AuditError(
+                f"{option} applies to a two-level decision; with --decision-levels the levels are compared "
+                "one by one"
+            )
+    outcome = _levels_iv(args.outcome_levels, "--outcome-levels")
+    return {"decision_levels": decision, "outcome_levels": outcome, "ordered": not args.unordered}
+
+
 def _options_iv(args: argparse.Namespace) -> AuditOptions:
     _audit_extra_iv()
     if (args.predictions is None) == (args.counts is None):
@@ -337,6 +395,7 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
         seed=int(args.seed),
         out=out,
         counts=args.counts is not None,
+        **_multi_level_iv(args),
     )
 
 

@@ -156,13 +156,9 @@ def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]
     return group_columns
 
 
-def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
-    group_columns = _column_names_iv(group, y_true, y_pred)
-    columns = [*group_columns, y_true, y_pred]
-    data, weight = as_rows(data, columns)  # a pandas frame or CheckedFrame as it is; other frames counted
-    data = checked_frame(data, columns).frame
-
-    # Groups: every combination of the listed columns' values, in sorted order (empty ones dropped below).
+def _group_codes(data: pd.DataFrame, group_columns: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """Each row's group code and the labels of all groups: every combination of the listed columns' values,
+    in sorted order (empty ones are dropped later by ``_drop_empty``)."""
     levels = [_sorted_unique(data[c], name="group", column=c) for c in group_columns]
     codes = []
     for column, lev in zip(group_columns, levels, strict=True):
@@ -172,6 +168,16 @@ def _contingency_iv(data: object, group: object, y_true: object, y_pred: object)
     row_full = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
     combos = [tuple(c) for c in np.ndindex(*shape)]
     row_labels = [intersection_label([levels[k][i] for k, i in enumerate(combo)]) for combo in combos]
+    return row_full, row_labels
+
+
+def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
+    group_columns = _column_names_iv(group, y_true, y_pred)
+    columns = [*group_columns, y_true, y_pred]
+    data, weight = as_rows(data, columns)  # a pandas frame or CheckedFrame as it is; other frames counted
+    data = checked_frame(data, columns).frame
+
+    row_full, row_labels = _group_codes(data, group_columns)
 
     # Outcome cells: binary 0/1 labels give TP, FN, FP, TN; otherwise one cell per (y_pred, y_true) pair.
     label_set = set(_sorted_unique(data[y_true], name="y_true", column=y_true))

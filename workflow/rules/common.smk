@@ -41,5 +41,6 @@ def all_targets():
     return (
         data_targets() + compas_targets() + nij_targets() + battery_targets() + authors_procedure_targets()
         + inference_targets()
+        + compas_levels_targets()
         + report_targets()
     )
