@@ -395,14 +395,16 @@ def _describer(fav: str, other: str, code):
     return describe
 
 
-def write_report(folder: Path, options, prep, acc, equal, residuals, tests, figures) -> None:
+def write_report(folder: Path, options, prep, acc, equal, residuals, tests, figures, search=None) -> None:
     """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
     Every data-derived string (group values, column names, labels, the input's file name, notes quoting
     them) is rendered as text: inline code or backslash-escaped in Markdown, autoescaped ``<code>`` in HTML,
-    line breaks shown as ``⏎``. The HTML page loads nothing but the figures beside it.
+    line breaks shown as ``⏎``. The HTML page loads nothing but the figures beside it. ``search``: the
+    context of the subgroup search section (:class:`fairstats.audit_search.SearchSection`), or None.
     """
     context = _report_context(options, prep, acc, equal, residuals, tests, figures)
+    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.audit_search) or None
     fav, other = prep.labels
     for kind, name in (("md", "report.md"), ("html", "report.html")):
         env = _environment(kind)
