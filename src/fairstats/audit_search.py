@@ -67,35 +67,16 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _figure(top: pd.DataFrame, folder: Path, alpha: float) -> list[str]:
-    """Dot plot of the top comparisons: rate in the subgroup (filled: disparity) and in the rest (open)."""
+def _figure(res, folder: Path) -> list[str]:
+    """The top comparisons' rates in the subgroup and in the rest (:meth:`SubgroupSearchResult.plot`)."""
     import matplotlib.pyplot as plt
 
-    from fairstats.audit_report import _plain
     from fairstats.plotting import save_figure, set_style
 
-    if not len(top):
+    if not (res.table["verdict"] != "undefined").any():
         return []
     set_style()
-    labels = [f"{_plain(s)} [{m}]" for s, m in zip(top["subgroup"], top["metric"], strict=True)]
-    y = np.arange(len(top))
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(top) + 1.6))
-    inside, rest = top["rate_subgroup"].to_numpy(float), top["rate_rest"].to_numpy(float)
-    found = (top["verdict"] == "disparity").to_numpy()
-    ax.hlines(y, np.minimum(inside, rest), np.maximum(inside, rest), color="grey", lw=1)
-    ax.scatter(rest, y, color="white", edgecolor="black", zorder=3, label="rest")
-    ax.scatter(inside[found], y[found], color="black", zorder=3, label="subgroup (disparity)")
-    ax.scatter(inside[~found], y[~found], color="lightgrey", edgecolor="black", zorder=3,
-               label="subgroup (inconclusive)")  # fmt: skip
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels)
-    ax.invert_yaxis()
-    ax.set_xlabel("rate")
-    ax.legend(loc="best", fontsize=8)
-    ax.set_title(
-        f"Top {len(top)} subgroups against the rest (disparity: Westfall-Young adjusted p < {alpha:g})",
-        fontsize=10,
-    )
+    fig = res.plot(TOP)
     path = save_figure(fig, folder / "subgroups.png", pdf=False)
     plt.close(fig)
     return [path.name]
@@ -138,7 +119,7 @@ def run_search(
     table = res.table.drop(columns=["tp", "fp", "fn", "tn"])
     residuals = res.residuals(top=TOP_RESIDUALS)
     top = res.table[res.table["verdict"] != "undefined"].head(TOP)
-    figures = _figure(top, folder, alpha)
+    figures = _figure(res, folder)
     flagged = residuals[residuals["flag_bonferroni"] & (residuals["side"] == "subgroup")]
     n_found = int((res.table["verdict"] == "disparity").sum())
     context = {

@@ -131,6 +131,38 @@ class SubgroupSearchResult:
         """The tidy table: :data:`SEARCH_COLUMNS` only, a copy."""
         return self.table[list(SEARCH_COLUMNS)].copy()
 
+    def plot(self, top: int = 10, *, title: str | None = None):
+        """Dot plot of the ``top`` comparisons: rate in the subgroup (black: disparity; grey: not) and in
+        the rest (open), joined by a line; returns the matplotlib Figure (needs ``fairstats[audit]``).
+
+        Labels are data strings shown as plain text (line breaks and ``$`` made harmless).
+        """
+        import matplotlib.pyplot as plt
+
+        from fairstats.audit_report import _plain
+
+        if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
+            raise ValueError(f"`top` must be a positive integer, got {top!r}")
+        rows = self.table[self.table["verdict"] != "undefined"].head(int(top))
+        labels = [f"{_plain(s)} [{m}]" for s, m in zip(rows["subgroup"], rows["metric"], strict=True)]
+        y = np.arange(len(rows))
+        fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(rows), 1) + 1.6))
+        inside, rest = rows["rate_subgroup"].to_numpy(float), rows["rate_rest"].to_numpy(float)
+        found = (rows["verdict"] == "disparity").to_numpy()
+        ax.hlines(y, np.minimum(inside, rest), np.maximum(inside, rest), color="grey", lw=1)
+        ax.scatter(rest, y, color="white", edgecolor="black", zorder=3, label="rest")
+        ax.scatter(inside[found], y[found], color="black", zorder=3, label="subgroup (disparity)")
+        ax.scatter(inside[~found], y[~found], color="lightgrey", edgecolor="black", zorder=3,
+                   label="subgroup (inconclusive)")  # fmt: skip
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("rate")
+        ax.legend(loc="best", fontsize=8)
+        what = f"Top {len(rows)} subgroups against the rest"
+        ax.set_title(title or f"{what} (disparity: Westfall-Young adjusted p < {self.alpha:g})", fontsize=10)
+        return fig
+
     def residuals(self, top: int = 3) -> pd.DataFrame:
         """Paper A's post hoc residual analysis inside the ``top`` distinct subgroups of :attr:`table`.
 

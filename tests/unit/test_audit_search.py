@@ -44,7 +44,8 @@ def _run(capsys, *argv):
 
 def test_search_writes_subgroups_csv_report_section_and_figure(people, tmp_path, capsys):
     out = tmp_path / "out"
-    status, stdout, _ = _run(capsys, "audit", str(people), *BASE, "--search", "a", "b", "c", "--out", str(out))
+    argv = ["audit", str(people), *BASE, "--search", "a", "b", "c", "--out", str(out)]
+    status, stdout, _ = _run(capsys, *argv)
     assert status == 0
     table = pd.read_csv(out / "subgroups.csv", keep_default_na=False, na_values=[""])
     assert list(table.columns[: len(SEARCH_COLUMNS)]) == list(SEARCH_COLUMNS)

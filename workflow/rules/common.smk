@@ -33,5 +33,6 @@ def all_targets():
     return (
         data_targets() + compas_targets() + nij_targets() + battery_targets() + authors_procedure_targets()
         + inference_targets()
+        + subgroups_targets()
         + report_targets()
     )
