@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,6 @@ class SearchSection:
     figures: list[str]
     context: dict
     summary: str
-    notes: list[str] = field(default_factory=list)
 
 
 def search_iv(data: pd.DataFrame, columns: tuple[str, ...], roles: dict[str, str], source: str) -> None:

@@ -174,6 +174,9 @@ def test_residuals_inside_the_top_subgroups():
     assert list(dict.fromkeys(resid["subgroup"])) == list(dict.fromkeys(res.table["subgroup"]))[:2]
     fp = resid[(resid["subgroup"] == "B = v0") & (resid["side"] == "subgroup") & (resid["cell"] == "FP")]
     assert float(fp["residual"].iloc[0]) > 3.29 and bool(fp["flag_strict"].iloc[0])
+    fig = res.plot(top=4)  # the top 4 defined comparisons, one row each
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][0] == "B = v0 [fpr]"
+    assert len(fig.axes[0].get_yticks()) == 4
     # a 2 x 4 table: the rest's residuals mirror the subgroup's
     one = resid[resid["subgroup"] == "B = v0"]
     inside = one[one["side"] == "subgroup"]["residual"].to_numpy()
