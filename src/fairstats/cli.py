@@ -73,14 +73,19 @@ def _resamples(text: str) -> int:
     return value
 
 
-def _seed(text: str) -> int:
+def _whole(text: str, low: int, words: str) -> int:
+    """``text`` as an integer >= ``low``; else an argparse error "must be <words>"."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
     return value
+
+
+def _seed(text: str) -> int:
+    return _whole(text, 0, "a non-negative integer")
 
 
 _AUDIT_DESCRIPTION = """\
@@ -244,13 +249,7 @@ def _depth(text: str) -> int:
 
 
 def _min_size(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (at least 1), got {text!r}")
-    return value
+    return _whole(text, 1, "a positive integer (at least 1)")
 
 
 def _search_metric(text: str) -> str:
