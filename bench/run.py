@@ -48,6 +48,7 @@ BENCHMARKS: dict[str, str] = {
     "cores": "bench_cores.py",
     "import": "bench_import.py",
     "audit_scale": "bench_audit_scale.py",
+    "subgroup_search": "bench_search.py",
 }
 #: Comparisons the issue asks of a benchmark, as (word that must appear in a row's goal, row if missing).
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {

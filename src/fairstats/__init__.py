@@ -26,6 +26,7 @@ from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, o
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
+from fairstats.search import SEARCH_COLUMNS, SEARCH_METRICS, SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
 # The library's API: what `from fairstats import *` gives and what the API reference (docs/api.rst) documents.
@@ -101,8 +102,12 @@ __all__ = [
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",
     "score_bins",
+    "SEARCH_COLUMNS",
+    "SEARCH_METRICS",
     "SingularCovarianceWarning",
     "SmallExpectedCountWarning",
+    "subgroup_search",
+    "SubgroupSearchResult",
     "t_equivalence",
     "three_way_verdicts",
     "undefined_counts",

@@ -158,6 +158,11 @@ class AuditOptions:
     decision_levels: tuple[str, ...] | None = None
     outcome_levels: tuple[str, ...] | None = None
     ordered: bool = True
+    # subgroup search (``--search``; fairstats.audit_search): columns searched, depth, min size, metrics
+    search: tuple[str, ...] = ()
+    search_depth: int = 2
+    min_size: int = 30
+    search_metrics: tuple[str, ...] = ("fpr", "fnr", "ppr")
 
 
 def _is_parquet(path: Path) -> bool:
@@ -176,9 +181,9 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
     :class:`AuditError` naming the file, column and value for a missing column or a bad count."""
     if path.is_dir():
         raise AuditError(f"--counts {str(path)!r} is a folder, not a CSV or parquet file")
-    table = read_predictions_file(path, text_columns=options.groups)
+    table = read_predictions_file(path, text_columns=(*options.groups, *options.search))
     table.columns = [str(c) for c in table.columns]
-    keys = [*options.groups, options.y_true, options.y_pred]
+    keys = list(dict.fromkeys([*options.groups, *options.search, options.y_true, options.y_pred]))
     try:
         return Counts.from_table(table, keys=keys, where=repr(path.name))
     except ValueError as err:
@@ -187,7 +192,7 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
 
 def _count_parquet(path: Path, options: AuditOptions) -> Counts:
     """A parquet file or folder counted by DuckDB over the audit's columns (bounded memory)."""
-    keys = [*options.groups, options.y_true, options.y_pred]
+    keys = list(dict.fromkeys([*options.groups, *options.search, options.y_true, options.y_pred]))
     try:
         return Counts.from_parquet(path, columns=keys)
     except ValueError as err:
@@ -206,7 +211,7 @@ def _read(options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
     elif _is_parquet(path) and path.exists() and options.fold is None and options.y_score is None:
         counts = _count_parquet(path, options)
     else:
-        return read_predictions_file(path, text_columns=options.groups), None
+        return read_predictions_file(path, text_columns=(*options.groups, *options.search)), None
     return counts.table, counts.table[COUNT_COLUMN].to_numpy()
 
 
@@ -918,6 +923,11 @@ def run_audit(options: AuditOptions) -> AuditResult:
         prep = _prepare(data, options, weight)
     warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
     acc.notes.extend(warned)
+    if options.search:  # subgroup search: check its columns before anything is written
+        from fairstats.audit_search import search_iv
+
+        roles = {options.y_true: "--y-true", options.y_pred: "--y-pred"}
+        search_iv(data, options.search, roles, options.predictions.name)
     out = options.out
     tmp = new_work_folder(target)
     try:
@@ -950,16 +960,31 @@ def run_audit(options: AuditOptions) -> AuditResult:
                 RESIDUAL_COLUMNS + [c for c in residuals.columns if c not in RESIDUAL_COLUMNS]
             ]
             figures = _figures(acc, tests, tmp, prep.labels)
+            search = None
+            if options.search:  # subgroup search (fairstats.audit_search)
+                from fairstats.audit_search import run_search
+
+                fav = prep.labels[0]
+                search = run_search(
+                    data, weight, columns=options.search,
+                    y01=_label_text(data[options.y_true]) == fav,
+                    p01=_label_text(data[options.y_pred]) == fav,
+                    depth=options.search_depth, min_size=options.min_size, metrics=options.search_metrics,
+                    alpha=options.alpha, n_resamples=options.n_resamples, seed=options.seed, folder=tmp,
+                )  # fmt: skip
+                figures = [*figures, *search.figures]
         for w in caught:
             if issubclass(w.category, UserWarning) and "Cochran" not in str(w.message):
                 acc.notes.append(one_line(w.message))
         notes = tuple(dict.fromkeys(acc.notes))
-        for frame, name in ((equal, "equal_confusion"), (residuals, "residuals"), (tests, "tests")):
+        tables = [(equal, "equal_confusion"), (residuals, "residuals"), (tests, "tests")]
+        tables += [(frame, name) for name, frame in search.tables.items()] if search else []  # --search
+        for frame, name in tables:
             atomic_write_text(
                 tmp / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
             )
             atomic_write_text(tmp / f"{name}.md", markdown_table(frame, digits=4))
-        write_report(tmp, options, prep, acc, equal, residuals, tests, figures)
+        write_report(tmp, options, prep, acc, equal, residuals, tests, figures, search and search.context)
         swap_into_place(tmp, target)
     except OutFolderError as err:
         discard(tmp)
@@ -968,6 +993,8 @@ def run_audit(options: AuditOptions) -> AuditResult:
         discard(tmp)
         raise
     summary = _summary(options, prep, equal, tests, notes, out)
+    if search is not None:
+        summary += "\n" + search.summary
     return AuditResult(
         equal_confusion=equal,
         residuals=residuals,

@@ -395,18 +395,23 @@ def _describer(fav: str, other: str, code):
     return describe
 
 
-def write_report(folder: Path, options, prep, acc, equal, residuals, tests, figures, levels=None) -> None:
+def write_report(
+    folder: Path, options, prep, acc, equal, residuals, tests, figures, levels=None, search=None
+) -> None:
     """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
     Every data-derived string (group values, column names, labels, the input's file name, notes quoting
     them) is rendered as text: inline code or backslash-escaped in Markdown, autoescaped ``<code>`` in HTML,
     line breaks shown as ``⏎``. The HTML page loads nothing but the figures beside it. ``levels`` (issue 17
     A, from :mod:`fairstats.audit_levels`) replaces the binary outcome tests by the multi-level section.
+    ``search``: the context of the subgroup search section (:class:`fairstats.audit_search.SearchSection`),
+    or None.
     """
     context = _report_context(options, prep, acc, equal, residuals, tests, figures)
     context["levels"] = levels  # multi-level decisions (issue 17 A); None for a two-level decision
     if levels is not None:
         context["caveats"] = levels["caveats"]
+    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.audit_search) or None
     fav, other = prep.labels
     for kind, name in (("md", "report.md"), ("html", "report.html")):
         env = _environment(kind)

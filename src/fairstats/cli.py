@@ -28,8 +28,10 @@ from pathlib import Path
 from fairstats import __version__
 from fairstats.audit import MAX_RESAMPLES, MIN_RESAMPLES, AuditError, AuditOptions, run_audit
 from fairstats.audit_report import visible
+from fairstats.audit_search import DEFAULT_SEARCH_METRICS
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
+from fairstats.search import SEARCH_METRICS
 
 __all__ = ["AuditError", "build_parser", "main"]
 
@@ -71,14 +73,19 @@ def _resamples(text: str) -> int:
     return value
 
 
-def _seed(text: str) -> int:
+def _whole(text: str, low: int, words: str) -> int:
+    """``text`` as an integer >= ``low``; else an argparse error "must be <words>"."""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
     return value
+
+
+def _seed(text: str) -> int:
+    return _whole(text, 0, "a non-negative integer")
 
 
 _AUDIT_DESCRIPTION = """\
@@ -236,7 +243,42 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the decision levels have no order: no linear-by-linear (ordinal) test",
     )
+    # subgroup search (fairstats.audit_search, fairstats.search)
+    search = audit.add_argument_group(
+        "subgroup search",
+        "which subgroup carries a disparity? Every conjunction of up to --search-depth values of the "
+        "--search columns is compared with the rest; p-values adjusted over the whole search (Westfall-Young "
+        "max-T, --n-resamples permutations, --seed); writes subgroups.csv and a report section",
+    )
+    search.add_argument("--search", nargs="+", metavar="COL", help="columns whose values define subgroups")
+    search.add_argument(
+        "--search-depth", type=_depth, default=2, metavar="D", help="values per subgroup, 1 to 3 (default: 2)"
+    )
+    search.add_argument(
+        "--min-size", type=_min_size, default=30, metavar="N",
+        help="smallest subgroup (and rest) searched, in people (default: 30)",
+    )  # fmt: skip
+    search.add_argument(
+        "--search-metrics", nargs="+", type=_search_metric, default=None, metavar="M",
+        help=f"rates compared: {', '.join(SEARCH_METRICS)} (default: {' '.join(DEFAULT_SEARCH_METRICS)})",
+    )  # fmt: skip
     return parser
+
+
+def _depth(text: str) -> int:
+    if text not in ("1", "2", "3"):
+        raise argparse.ArgumentTypeError(f"must be 1, 2 or 3, got {text!r}")
+    return int(text)
+
+
+def _min_size(text: str) -> int:
+    return _whole(text, 1, "a positive integer (at least 1)")
+
+
+def _search_metric(text: str) -> str:
+    if text not in SEARCH_METRICS:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(SEARCH_METRICS)}, got {text!r}")
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -343,6 +385,10 @@ def _multi_level_iv(args: argparse.Namespace) -> dict:
                 f"{option} applies to a two-level decision; with --decision-levels the levels are compared "
                 "one by one"
             )
+    if args.search is not None:
+        raise AuditError(
+            "--search compares two-level rates (fpr, fnr, ...); it does not run with --decision-levels yet"
+        )
     outcome = _levels_iv(args.outcome_levels, "--outcome-levels")
     return {"decision_levels": decision, "outcome_levels": outcome, "ordered": not args.unordered}
 
@@ -396,7 +442,23 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
         out=out,
         counts=args.counts is not None,
         **_multi_level_iv(args),
+        **_search_options(args),
     )
+
+
+def _search_options(args: argparse.Namespace) -> dict:
+    """The subgroup search's options (none without --search)."""
+    given = [o for o, v in (("--search-metrics", args.search_metrics),) if v is not None]
+    if args.search is None:
+        if given:
+            raise AuditError(f"{given[0]} needs --search COL [COL ...]")
+        return {}
+    return {
+        "search": tuple(args.search),
+        "search_depth": int(args.search_depth),
+        "min_size": int(args.min_size),
+        "search_metrics": tuple(dict.fromkeys(args.search_metrics or DEFAULT_SEARCH_METRICS)),
+    }
 
 
 if __name__ == "__main__":  # pragma: no cover

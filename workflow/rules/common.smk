@@ -42,5 +42,6 @@ def all_targets():
         data_targets() + compas_targets() + nij_targets() + battery_targets() + authors_procedure_targets()
         + inference_targets()
         + compas_levels_targets()
+        + subgroups_targets()
         + report_targets()
     )
