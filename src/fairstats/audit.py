@@ -984,7 +984,9 @@ def run_audit(options: AuditOptions) -> AuditResult:
                 tmp / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
             )
             atomic_write_text(tmp / f"{name}.md", markdown_table(frame, digits=4))
-        write_report(tmp, options, prep, acc, equal, residuals, tests, figures, search and search.context)
+        write_report(
+            tmp, options, prep, acc, equal, residuals, tests, figures, search=search and search.context
+        )
         swap_into_place(tmp, target)
     except OutFolderError as err:
         discard(tmp)
