@@ -142,7 +142,7 @@ def mde_t(
     effect = TTestPower().solve_power(
         effect_size=None, nobs=nobs, alpha=alpha, power=power, alternative=_SM_ALTERNATIVE[alternative]
     )
-    return float(effect * np.sqrt(nobs) * se)
+    return float(np.squeeze(effect) * np.sqrt(nobs) * se)  # fsolve's fallback answers with a (1,) array
 
 
 def mde_cramers_v(
