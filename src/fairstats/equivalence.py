@@ -173,10 +173,8 @@ def _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, m
     )
 
 
-@remembered
 def _score_tost(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[float, float, float]:
-    """statsmodels' ``tost_proportions_2indep(method="score")``: (p against low, p against high, p);
-    remembered (:mod:`fairstats._memo`), as many groups share the same counts."""
+    """statsmodels' ``tost_proportions_2indep(method="score")``: (p against low, p against high, p)."""
     from statsmodels.stats import proportion as smp
 
     res = smp.tost_proportions_2indep(
@@ -185,9 +183,8 @@ def _score_tost(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[f
     return float(res.results_larger.pvalue), float(res.results_smaller.pvalue), float(res.pvalue)
 
 
-@remembered
 def _score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:
-    """statsmodels' ``confint_proportions_2indep(method="score")``, remembered as :func:`_score_tost`."""
+    """statsmodels' ``confint_proportions_2indep(method="score")`` as two numbers."""
     from statsmodels.stats import proportion as smp
 
     low, high = smp.confint_proportions_2indep(
@@ -258,6 +255,19 @@ def rate_equivalence(
     margin = margin_iv(margin, "margin")
     if margin_ratio is not None:
         margin_ratio = margin_iv(margin_ratio, "margin_ratio")
+    return _rate_equivalence(
+        float(count_a), float(nobs_a), float(count_b), float(nobs_b), margin, margin_ratio, alpha, power,
+        alternative,
+    )
+
+
+@remembered
+def _rate_equivalence(
+    count_a, nobs_a, count_b, nobs_b, margin, margin_ratio, alpha, power, alternative
+) -> EquivalenceResult:
+    """:func:`rate_equivalence` with its options checked. Remembered (:mod:`fairstats._memo`; the result
+    is frozen): an audit of many small groups asks the same question for every group with the same counts,
+    and each answer costs three statsmodels root searches."""
     compare = "diff" if margin_ratio is None else "ratio"
     low, high = (-margin, margin) if margin_ratio is None else (margin_ratio, 1.0 / margin_ratio)
     scale = "difference" if compare == "diff" else "ratio"
@@ -272,7 +282,7 @@ def rate_equivalence(
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
     if compare == "ratio" and count_b == 0:
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, "ratio undefined: p_b = 0")
-    four = (float(count_a), float(nobs_a), float(count_b), float(nobs_b))
+    four = (count_a, nobs_a, count_b, nobs_b)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
