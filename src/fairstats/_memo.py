@@ -21,8 +21,10 @@ __all__ = ["remembered"]
 
 T = TypeVar("T")
 
-#: Answers kept per function (least recently used dropped first): a few MiB at most.
-MAXSIZE = 65_536
+#: Answers kept per function (least recently used dropped first): about 10 MiB at most for the largest
+#: answers kept (an EquivalenceResult with its method text), far more distinct questions than an audit asks
+#: when its groups are small (the case this is for).
+MAXSIZE = 8_192
 
 
 def remembered(fn: Callable[..., T]) -> Callable[..., T]:

@@ -432,10 +432,9 @@ def _sizes_item(name: str, sizes: dict[str, int]) -> dict:
     more = ""
     if len(items) > _MAX_LISTED:
         rest = [k for _, k in items[_MAX_LISTED:]]
-        more = (
-            f" … and {len(rest):,} more groups of {min(rest):,} to {max(rest):,} people (residuals.csv has "
-            "every group's counts)"
-        )
+        low, high = min(rest), max(rest)
+        people = f"{low:,} people each" if low == high else f"{low:,} to {high:,} people"
+        more = f" … and {len(rest):,} more groups of {people} (residuals.csv has every group's counts)"
     return {"name": name, "sizes": [(g, f"{k:,}") for g, k in items[:_MAX_LISTED]], "more": more}
 
 
