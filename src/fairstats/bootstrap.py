@@ -216,7 +216,6 @@ def _interval_levels(
     method: str,
     what: str = "statistic",
     warn: bool = True,
-    stacklevel: int = 3,
 ) -> tuple[tuple[float, float] | None, str]:
     """Quantile levels of the two-sided interval as scipy.stats.bootstrap computes them from ``boot`` (BCa's
     shifted levels for ``"BCa"``) and the method used; ``None`` when there is no interval: no resample or
@@ -241,7 +240,7 @@ def _interval_levels(
                         f"{what}: the BCa {why} is undefined; the interval is left undefined "
                         "(choose method='percentile' explicitly to get one)"
                     ),
-                    stacklevel=stacklevel,
+                    stacklevel=3,
                 )
             return None, "undefined"
     return probs, method
@@ -272,26 +271,6 @@ def _interval_ends(
             low, high = 2 * estimates[i] - high, 2 * estimates[i] - low
         ends[i] = (low, high)
     return ends
-
-
-def _interval(
-    estimate: float,
-    boot: np.ndarray,
-    jackknife: Sequence[tuple[np.ndarray, np.ndarray]] | None,
-    *,
-    confidence_level: float,
-    method: str,
-    what: str = "statistic",
-    warn: bool = True,
-) -> tuple[float, float, str]:
-    """Two-sided interval as scipy.stats.bootstrap computes it from ``boot``: (low, high, method used); NaN
-    and ``"undefined"`` where BCa is undefined (:func:`_interval_levels`)."""
-    probs, used = _interval_levels(
-        estimate, boot, jackknife, confidence_level=confidence_level, method=method, what=what, warn=warn,
-        stacklevel=4,
-    )
-    ((low, high),) = _interval_ends([estimate], [boot], [probs], method)
-    return low, high, used
 
 
 def _drop_undefined(boot: np.ndarray, what: str, warn: bool) -> tuple[np.ndarray, int]:
@@ -811,7 +790,7 @@ def bootstrap_cramers_v(
                 jack = None
                 break
             jack.append((values, o[i, cells].astype(float)))
-    low, high, used = _interval(
+    probs, used = _interval_levels(
         statistic,
         column,
         jack,
@@ -820,6 +799,7 @@ def bootstrap_cramers_v(
         what=f"Cramér's V of {list(observed.index.names)}",
         warn=warn,
     )
+    ((low, high),) = _interval_ends([statistic], [column], [probs], method)
     columns = as_list(group, name="group")
     return CramersVBootstrapResult(
         statistic=statistic,

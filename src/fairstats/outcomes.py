@@ -362,6 +362,8 @@ def _outcome_rows(
                 *data_m, margin=margin, margin_ratio=margin_ratio, alpha=level, power=power, alternative=alt
             )
 
+    at = {m: j for j, m in enumerate(boot.metrics)}
+    shown = {c: getattr(boot, c).to_numpy() for c in ("value_a", "value_b", "estimate", "ci_low", "ci_high")}
     rows = []
     for t in tests:
         level = alpha / len(OUTCOME_TESTS[t])
@@ -375,11 +377,7 @@ def _outcome_rows(
                     "metric": m,
                     "group_a": boot.group_a,
                     "group_b": boot.group_b,
-                    "value_a": float(boot.value_a[m]),
-                    "value_b": float(boot.value_b[m]),
-                    "estimate": float(boot.estimate[m]),
-                    "ci_low": float(boot.ci_low[m]),
-                    "ci_high": float(boot.ci_high[m]),
+                    **{c: float(values[at[m]]) for c, values in shown.items()},
                     "count_a": count_a,
                     "nobs_a": nobs_a,
                     "count_b": count_b,
