@@ -19,7 +19,7 @@ import sys
 import warnings
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,9 +34,11 @@ from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.cramers_v import cramers_v_interval
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V, cramers_v_equivalence
 from fairstats.folds import fold_disparity
-from fairstats.groups import group_labels
+from fairstats.groups import _prepare_iv, group_labels
+from fairstats.groups import _Prepared as _TwoGroupRows
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
-from fairstats.outcomes import OUTCOME_TESTS, outcome_tests
+from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows
+from fairstats.power import DEFAULT_POWER
 from fairstats.reporting import atomic_write_text, one_line
 
 __all__ = [
@@ -660,9 +662,36 @@ def _reference(
     return biggest, [g for g in order if g != biggest], labels
 
 
+@dataclass(frozen=True)
+class _Pairs:
+    """The rows of one grouping validated once (``_prepare_iv``); called with a group, the same rows with the
+    masks of that group and the reference: the two-group input of each comparison at the cost of one
+    integer comparison over the rows."""
+
+    base: _TwoGroupRows
+    codes: np.ndarray  # per row, the position of its group in ``index``
+    index: dict[str, int]
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return self.base.metrics
+
+    def __call__(self, g: str) -> _TwoGroupRows:
+        return replace(self.base, group_a=g, mask_a=self.codes == self.index[g])
+
+
+def _pairs(prep: _Prepared, group, reference: str, others: list[str], y_score, tests) -> _Pairs:
+    metrics = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
+    rows = prep.data if isinstance(prep.data, Counts) else prep.checked
+    y01, p01 = prep.cols["y01"], prep.cols["p01"]
+    base = _prepare_iv(rows, group, y01, p01, y_score, (others[0], reference), metrics, 1)
+    codes, uniques = pd.factorize(base.labels.to_numpy())
+    return _Pairs(base=base, codes=codes, index={str(u): i for i, u in enumerate(uniques)})
+
+
 def _pair(prep: _Prepared, labels: pd.Series, g: str, reference: str) -> pd.DataFrame | Counts:
-    """The rows (or counts) of groups ``g`` and ``reference`` only: each comparison costs what its two
-    groups hold, so the audit grows linearly with the number of groups."""
+    """The rows (or counts) of groups ``g`` and ``reference`` only (the fold-based tests): each comparison
+    costs what its two groups hold, so the audit grows linearly with the number of groups."""
     keep = labels.isin([g, reference]).to_numpy()
     if isinstance(prep.data, Counts):
         return Counts(table=prep.data.table[keep], keys=prep.data.keys, source=prep.data.source)
@@ -675,26 +704,27 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
     reference, others, labels = _reference(prep, grouping, acc)
     y_score = prep.cols["score"] if options.y_score is not None else None
     tests = list(_AUDIT_TESTS) + (list(_SCORE_TESTS) if y_score else [])
+    if options.fold is None:
+        pair_of = _pairs(prep, group, reference, others, y_score, tests)
     for g in others:
         if options.fold is None:
-            res = outcome_tests(
-                _pair(prep, labels, g, reference),
-                group=group,
-                y_true=prep.cols["y01"],
-                y_pred=prep.cols["p01"],
-                groups=(g, reference),
-                y_score=y_score,
-                tests=tests,
+            rows, boot = _outcome_rows(
+                pair_of(g),
+                tests,
+                dict.fromkeys(pair_of.metrics, "two-sided"),
                 favorable=1,
                 alpha=options.alpha,
                 n_resamples=options.n_resamples,
+                confidence_level=0.95,
+                method="BCa",
                 rng=_rng(options.seed, "bootstrap", name, g),
                 warn=False,
                 margin=options.margin,
                 margin_ratio=options.margin_ratio,
+                power=DEFAULT_POWER,
             )
-            undefined = res.bootstrap.n_undefined
-            for row in res.table.to_dict(orient="records"):
+            undefined = boot.n_undefined
+            for row in rows:
                 notes = []
                 if not np.isfinite(row["estimate"]):
                     notes.append("undefined in one group (no case in the denominator)")
@@ -704,7 +734,7 @@ def _disparities(prep: _Prepared, grouping, options: AuditOptions, acc: _Collect
                     notes.append(
                         f"{int(undefined[row['metric']])} resamples undefined, left out of the interval"
                     )
-                if res.bootstrap.ci_method[row["metric"]] == "undefined" and np.isfinite(row["estimate"]):
+                if boot.ci_method[row["metric"]] == "undefined" and np.isfinite(row["estimate"]):
                     notes.append("BCa interval undefined (BCaUndefinedWarning)")
                 note = "; ".join(notes)
                 acc.tests.append(

@@ -84,6 +84,19 @@ def _plain(text: object) -> str:
 
 #: Figures show at most this many groups (those that stand out most; the tables hold all of them).
 _MAX_FIGURE_GROUPS = 40
+#: The report's lists (group sizes, flagged cells, significant comparisons, verdicts, notes) show at most this
+#: many items, with a line saying how many there are and where all of them are: a 2,000-group audit's report
+#: stays readable (and quick to write); the CSV files are always complete.
+_MAX_LISTED = 200
+
+
+def _first_listed(frame: pd.DataFrame, rank: np.ndarray) -> tuple[pd.DataFrame, int]:
+    """``frame`` when it fits in a list, else its :data:`_MAX_LISTED` rows ranked first by ``rank``
+    (ascending, stable, NaN last), and the number of rows left out."""
+    if len(frame) <= _MAX_LISTED:
+        return frame, 0
+    order = np.argsort(rank, kind="stable")[:_MAX_LISTED]
+    return frame.iloc[order], len(frame) - _MAX_LISTED
 
 
 def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[str]:
@@ -196,8 +209,11 @@ def _p_eq(p: float) -> str:
 
 def visible(text: object) -> str:
     """``text`` on one line: line breaks shown as ``⏎``, other control characters as ``\\xNN`` escapes."""
+    text = str(text)
+    if text.isprintable():  # no control character, no line or paragraph separator: nothing to show
+        return text
     out = []
-    for ch in re.sub(r"\r\n|\r|\n|\u2028|\u2029|\x85", "\u23ce", str(text)):
+    for ch in re.sub(r"\r\n|\r|\n|\u2028|\u2029|\x85", "\u23ce", text):
         out.append(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) == "Cc" else ch)
     return "".join(out)
 
@@ -296,6 +312,10 @@ def _report_context(
                 "permutation": permutation,
             }
         )
+    flagged_rows, flagged_left = _first_listed(
+        residuals[residuals["flag_bonferroni"]],
+        -residuals.loc[residuals["flag_bonferroni"], "adjusted_residual"].abs().to_numpy(),
+    )
     flagged = [
         {
             "grouping": r["grouping"],
@@ -308,8 +328,12 @@ def _report_context(
             "expected": f"{r['expected']:.1f}",
             "residual": f"{r['adjusted_residual']:+.1f}",
         }
-        for r in residuals[residuals["flag_bonferroni"]].to_dict(orient="records")
+        for r in flagged_rows.to_dict(orient="records")
     ]
+    significant_all = tests[tests["significant_adj"]] if len(tests) else tests
+    significant_rows, significant_left = _first_listed(
+        significant_all, significant_all["pvalue_adj"].to_numpy(dtype=float) if len(tests) else np.array([])
+    )
     significant = [
         {
             "grouping": r["grouping"],
@@ -324,8 +348,12 @@ def _report_context(
             "ci_high": f"{r['ci_high']:+.3f}",
             "p_adj": _p_eq(r["pvalue_adj"]),
         }
-        for r in (tests[tests["significant_adj"]] if len(tests) else tests).to_dict(orient="records")
+        for r in significant_rows.to_dict(orient="records")
     ]
+    verdict_rows, verdict_left = _first_listed(
+        tests, tests["pvalue_adj"].to_numpy(dtype=float) if len(tests) else np.array([])
+    )
+    notes = list(dict.fromkeys(acc.notes))
     glossary = [
         {"metric": m, "test": _TEST_WORDS.get(t, t)}
         for m, t in (
@@ -359,10 +387,7 @@ def _report_context(
         "groups": list(options.groups),
         "alpha": f"{options.alpha:g}",
         "fold": options.fold,
-        "sizes": [
-            {"name": name, "sizes": [(g, f"{k:,}") for g, k in sizes.items()]}
-            for name, sizes in acc.sizes.items()
-        ],
+        "sizes": [_sizes_item(name, sizes) for name, sizes in acc.sizes.items()],
         "cells": first.cells[["cell", "y_pred", "y_true"]].to_dict(orient="records"),
         "equal": rows,
         "flagged": flagged,
@@ -372,14 +397,45 @@ def _report_context(
         "n_bh": int(tests["significant_bh"].sum()) if len(tests) else 0,
         "n_raw": int(tests["significant"].sum()) if len(tests) else 0,
         "significant": significant,
+        "more": {
+            "flagged": f"… and {flagged_left:,} more flagged cells (shown: the {_MAX_LISTED} with the "
+            "largest |residual|; flag_bonferroni in residuals.csv marks every one)"
+            if flagged_left
+            else "",
+            "significant": f"… and {significant_left:,} more (shown: the {_MAX_LISTED} with the smallest "
+            "adjusted p-values; significant_adj in tests.csv marks every one)"
+            if significant_left
+            else "",
+            "verdicts": f"Shown: the {_MAX_LISTED} of {len(tests):,} comparisons with the smallest adjusted "
+            f"p-values ({verdict_counts(tests)}); the verdict column of tests.csv has every one."
+            if verdict_left
+            else "",
+            "notes": f"… and {len(notes) - _MAX_LISTED:,} more notes (each comparison's own are in the "
+            "note and verdict_note columns of tests.csv)"
+            if len(notes) > _MAX_LISTED
+            else "",
+        },
         "glossary": glossary,
         "figures": figures,
         "caveats": caveats,
-        "notes": list(dict.fromkeys(acc.notes)),
+        "notes": notes[:_MAX_LISTED],
         # issue 12: the three-way verdicts, plain sentences (the templates escape them) and the verdict word
         "verdict_intro": VERDICT_INTRO,
-        "verdicts": verdict_sentences(tests, equal, labels=prep.labels, alpha=options.alpha),
+        "verdicts": verdict_sentences(verdict_rows, equal, labels=prep.labels, alpha=options.alpha),
     }
+
+
+def _sizes_item(name: str, sizes: dict[str, int]) -> dict:
+    """A grouping's group sizes for the report: every group, or the first :data:`_MAX_LISTED` and a line
+    on the others."""
+    items = list(sizes.items())
+    more = ""
+    if len(items) > _MAX_LISTED:
+        rest = [k for _, k in items[_MAX_LISTED:]]
+        low, high = min(rest), max(rest)
+        people = f"{low:,} people each" if low == high else f"{low:,} to {high:,} people"
+        more = f" … and {len(rest):,} more groups of {people} (residuals.csv has every group's counts)"
+    return {"name": name, "sizes": [(g, f"{k:,}") for g, k in items[:_MAX_LISTED]], "more": more}
 
 
 def _describer(fav: str, other: str, code):

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._memo import remembered
 from fairstats._validation import level_iv
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t
 
@@ -172,6 +173,26 @@ def _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, m
     )
 
 
+def _score_tost(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[float, float, float]:
+    """statsmodels' ``tost_proportions_2indep(method="score")``: (p against low, p against high, p)."""
+    from statsmodels.stats import proportion as smp
+
+    res = smp.tost_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, low, high, method="score", compare=compare
+    )
+    return float(res.results_larger.pvalue), float(res.results_smaller.pvalue), float(res.pvalue)
+
+
+def _score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:
+    """statsmodels' ``confint_proportions_2indep(method="score")`` as two numbers."""
+    from statsmodels.stats import proportion as smp
+
+    low, high = smp.confint_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, method="score", compare=compare, alpha=alpha
+    )
+    return float(low), float(high)
+
+
 def rate_equivalence(
     count_a: float,
     nobs_a: float,
@@ -229,13 +250,24 @@ def rate_equivalence(
     >>> r.equivalent, round(r.estimate, 3)
     (True, -0.01)
     """
-    from statsmodels.stats import proportion as smp
-
     alpha = level_iv(alpha, "alpha")
     power = level_iv(power, "power")
     margin = margin_iv(margin, "margin")
     if margin_ratio is not None:
         margin_ratio = margin_iv(margin_ratio, "margin_ratio")
+    return _rate_equivalence(
+        float(count_a), float(nobs_a), float(count_b), float(nobs_b), margin, margin_ratio, alpha, power,
+        alternative,
+    )
+
+
+@remembered
+def _rate_equivalence(
+    count_a, nobs_a, count_b, nobs_b, margin, margin_ratio, alpha, power, alternative
+) -> EquivalenceResult:
+    """:func:`rate_equivalence` with its options checked. Remembered (:mod:`fairstats._memo`; the result
+    is frozen): an audit of many small groups asks the same question for every group with the same counts,
+    and each answer costs three statsmodels root searches."""
     compare = "diff" if margin_ratio is None else "ratio"
     low, high = (-margin, margin) if margin_ratio is None else (margin_ratio, 1.0 / margin_ratio)
     scale = "difference" if compare == "diff" else "ratio"
@@ -250,27 +282,23 @@ def rate_equivalence(
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
     if compare == "ratio" and count_b == 0:
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, "ratio undefined: p_b = 0")
+    four = (count_a, nobs_a, count_b, nobs_b)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            res = smp.tost_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, low, high, method="score", compare=compare
-            )
+            p_low, p_high, p_tost = _score_tost(*four, low, high, compare)
     except (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError) as err:
         reason = f"statsmodels tost_proportions_2indep failed: {err}".replace("\n", " ")
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            ci = smp.confint_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, method="score", compare=compare, alpha=2 * alpha
-            )
+            ci = _score_confint(*four, compare, 2 * alpha)
     except (ValueError, ZeroDivisionError, FloatingPointError) as err:
         # The test stands; only its interval is missing (statsmodels' root finder fails near 0 or 1).
         ci = (float("nan"), float("nan"))
         method += f"; interval undefined ({err})".replace("\n", " ")
-    p_low, p_high = float(res.results_larger.pvalue), float(res.results_smaller.pvalue)
-    if not np.isfinite(float(res.pvalue)):
+    if not np.isfinite(p_tost):
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, "score test p-value is NaN")
     return _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, method)
 

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats import proportion as sm_proportion
 
+from fairstats._memo import remembered
 from fairstats._validation import as_list, level_iv
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
 from fairstats.equivalence import (
@@ -25,7 +26,7 @@ from fairstats.equivalence import (
     rate_equivalence,
     welch_equivalence,
 )
-from fairstats.groups import _SCORE_METRICS, _prepare_iv
+from fairstats.groups import _SCORE_METRICS, _prepare_iv, _Prepared
 from fairstats.power import DEFAULT_POWER
 from fairstats.ttests import ALTERNATIVES
 
@@ -105,6 +106,16 @@ def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, s
             out[m] = value
         return out
     raise TypeError(f"`alternative` must be a string or a mapping metric -> alternative, got {alternative!r}")
+
+
+@remembered
+def _score_test(count_a, nobs_a, count_b, nobs_b, alternative) -> tuple[float, float]:
+    """Statistic and p-value of statsmodels' ``test_proportions_2indep(method="score", compare="diff")``;
+    remembered (:mod:`fairstats._memo`), as many small groups share the same counts."""
+    res = sm_proportion.test_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, method="score", compare="diff", alternative=alternative
+    )
+    return float(res.statistic), float(res.pvalue)
 
 
 def _weighted_moments(x: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
@@ -222,6 +233,44 @@ def outcome_tests(
     # validated once here (or counted, for Counts and other engines' frames); the bootstrap takes the prepared
     # rows and the two groups found
     prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
+    rows, boot = _outcome_rows(
+        prep,
+        tests,
+        alternatives,
+        favorable=favorable,
+        alpha=alpha,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        method=method,
+        rng=rng,
+        warn=warn,
+        margin=margin,
+        margin_ratio=margin_ratio,
+        power=power,
+    )
+    return OutcomeTestsResult(table=pd.DataFrame(rows), bootstrap=boot, alpha=alpha)
+
+
+def _outcome_rows(
+    prep: _Prepared,
+    tests: Sequence[str],
+    alternatives: Mapping[str, str],
+    *,
+    favorable: int,
+    alpha: float,
+    n_resamples: int,
+    confidence_level: float,
+    method: str,
+    rng: int | np.random.Generator | None,
+    warn: bool,
+    margin: float,
+    margin_ratio: float | None,
+    power: float,
+) -> tuple[list[dict], DisparityBootstrapResult]:
+    """:func:`outcome_tests` on validated data (``_prepare_iv`` with the metrics of ``tests``, and the options
+    checked): the table's rows and the bootstrap. The audit prepares a grouping once and calls this for
+    each group against the reference (the two groups' masks swapped in), without validating the same rows
+    again for every comparison."""
     boot = _bootstrap_disparity(
         prep,
         favorable=favorable,
@@ -231,6 +280,7 @@ def outcome_tests(
         rng=rng,
         warn=warn,
     )
+    needed = prep.metrics
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
         weight = None if prep.weight is None else prep.weight[mask]
@@ -285,16 +335,7 @@ def outcome_tests(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     try:
-                        res = sm_proportion.test_proportions_2indep(
-                            count_a,
-                            nobs_a,
-                            count_b,
-                            nobs_b,
-                            method="score",
-                            compare="diff",
-                            alternative=_SM_ALTERNATIVE[alt],
-                        )
-                        stat, p = float(res.statistic), float(res.pvalue)
+                        stat, p = _score_test(count_a, nobs_a, count_b, nobs_b, _SM_ALTERNATIVE[alt])
                     except (ValueError, ZeroDivisionError, FloatingPointError) as err:
                         stat = p = float("nan")
                         reason = f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
@@ -321,6 +362,8 @@ def outcome_tests(
                 *data_m, margin=margin, margin_ratio=margin_ratio, alpha=level, power=power, alternative=alt
             )
 
+    at = {m: j for j, m in enumerate(boot.metrics)}
+    shown = {c: getattr(boot, c).to_numpy() for c in ("value_a", "value_b", "estimate", "ci_low", "ci_high")}
     rows = []
     for t in tests:
         level = alpha / len(OUTCOME_TESTS[t])
@@ -334,11 +377,7 @@ def outcome_tests(
                     "metric": m,
                     "group_a": boot.group_a,
                     "group_b": boot.group_b,
-                    "value_a": float(boot.value_a[m]),
-                    "value_b": float(boot.value_b[m]),
-                    "estimate": float(boot.estimate[m]),
-                    "ci_low": float(boot.ci_low[m]),
-                    "ci_high": float(boot.ci_high[m]),
+                    **{c: float(values[at[m]]) for c, values in shown.items()},
                     "count_a": count_a,
                     "nobs_a": nobs_a,
                     "count_b": count_b,
@@ -360,4 +399,4 @@ def outcome_tests(
                     "mde": eq.mde,
                 }
             )
-    return OutcomeTestsResult(table=pd.DataFrame(rows), bootstrap=boot, alpha=alpha)
+    return rows, boot

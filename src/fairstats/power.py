@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairstats._memo import remembered
 from fairstats._validation import level_iv
 
 __all__ = ["DEFAULT_POWER", "mde_t", "mde_cramers_v", "mde_rate_difference"]
@@ -27,6 +28,34 @@ def _power_iv(alpha: object, power: object, alternative: str) -> tuple[float, fl
     if alternative not in _SM_ALTERNATIVE:
         raise ValueError(f"`alternative` must be one of {list(_SM_ALTERNATIVE)}, got {alternative!r}")
     return alpha, power
+
+
+@remembered
+def _detectable_effect(
+    kind: str, nobs: float, alpha: float, power: float, alternative: str, extra: float
+) -> float:
+    """statsmodels' detectable standardized effect (``solve_power(effect_size=None, ...)``) as a number.
+
+    ``kind`` is ``"normal_ind"`` (``extra`` = ratio of the sizes), ``"t"`` or ``"chisquare"`` (``extra`` =
+    number of bins). Remembered (:mod:`fairstats._memo`): an audit of many groups asks the same question
+    for every group of the same size. statsmodels' ``fsolve`` fallback answers with a (1,) array, taken as
+    its number.
+    """
+    from statsmodels.stats import power as sm_power
+
+    if kind == "normal_ind":
+        value = sm_power.NormalIndPower().solve_power(
+            effect_size=None, nobs1=nobs, alpha=alpha, power=power, ratio=extra, alternative=alternative
+        )
+    elif kind == "t":
+        value = sm_power.TTestPower().solve_power(
+            effect_size=None, nobs=nobs, alpha=alpha, power=power, alternative=alternative
+        )
+    else:
+        value = sm_power.GofChisquarePower().solve_power(
+            effect_size=None, nobs=nobs, alpha=alpha, power=power, n_bins=int(extra)
+        )
+    return float(np.squeeze(value))
 
 
 def mde_rate_difference(
@@ -73,19 +102,11 @@ def mde_rate_difference(
     >>> round(mde_rate_difference(1000, 1000, 0.5), 4)
     0.0625
     """
-    from statsmodels.stats.power import NormalIndPower
-
     alpha, power = _power_iv(alpha, power, alternative)
     if not (nobs_a > 0 and nobs_b > 0 and np.isfinite(rate_b)):
         return float("nan")
-    h = NormalIndPower().solve_power(
-        effect_size=None,
-        nobs1=float(nobs_a),
-        alpha=alpha,
-        power=power,
-        ratio=float(nobs_b) / float(nobs_a),
-        alternative=_SM_ALTERNATIVE[alternative],
-    )
+    ratio = float(nobs_b) / float(nobs_a)
+    h = _detectable_effect("normal_ind", float(nobs_a), alpha, power, _SM_ALTERNATIVE[alternative], ratio)
     phi = np.arcsin(np.sqrt(float(rate_b)))
     up = np.sin(np.clip(phi + h / 2, 0, np.pi / 2)) ** 2 - rate_b
     down = rate_b - np.sin(np.clip(phi - h / 2, 0, np.pi / 2)) ** 2
@@ -133,15 +154,11 @@ def mde_t(
     >>> round(mde_t(0.01, 249), 4)
     0.0281
     """
-    from statsmodels.stats.power import TTestPower
-
     alpha, power = _power_iv(alpha, power, alternative)
     if not (np.isfinite(se) and se > 0 and np.isfinite(df) and df >= 1):
         return float("nan")
     nobs = float(df) + 1.0
-    effect = TTestPower().solve_power(
-        effect_size=None, nobs=nobs, alpha=alpha, power=power, alternative=_SM_ALTERNATIVE[alternative]
-    )
+    effect = _detectable_effect("t", nobs, alpha, power, _SM_ALTERNATIVE[alternative], 0.0)
     return float(effect * np.sqrt(nobs) * se)
 
 
@@ -186,12 +203,8 @@ def mde_cramers_v(
     >>> round(mde_cramers_v(1000, 3, 2), 4)
     0.1044
     """
-    from statsmodels.stats.power import GofChisquarePower
-
     alpha, power = _power_iv(alpha, power, "two-sided")
     if not (n > 0 and df >= 1 and q >= 2):
         return float("nan")
-    w = GofChisquarePower().solve_power(
-        effect_size=None, nobs=float(n), alpha=alpha, power=power, n_bins=int(df) + 1
-    )
+    w = _detectable_effect("chisquare", float(n), alpha, power, "two-sided", float(int(df) + 1))
     return float(w / np.sqrt(q - 1))

@@ -5,6 +5,7 @@ line and exit 2, writing nothing."""
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -93,17 +94,58 @@ def test_counts_and_rows_together_or_with_fold_are_refused(inputs, tmp_path, cap
     assert status == 2 and "--fold and --y-score need one row per person" in err
 
 
-def test_id_like_group_column_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])  # counted by DuckDB, or read as rows
+def test_id_like_group_column_is_refused(tmp_path, capsys, suffix):
     rng = np.random.default_rng(1)
     n = 2500
     frame = pd.DataFrame(
         {"person": np.arange(n), "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n)}
     )
-    frame.to_parquet(tmp_path / "ids.parquet")
+    path = tmp_path / f"ids.{suffix}"
+    frame.to_parquet(path) if suffix == "parquet" else frame.to_csv(path, index=False)
     status, err = _audit(
-        capsys, str(tmp_path / "ids.parquet"), "--group", "person", "--y-true", "y", "--y-pred", "p",
+        capsys, str(path), "--group", "person", "--y-true", "y", "--y-pred", "p",
         "--out", str(tmp_path / "out"),
     )
     assert status == 2
     assert "column 'person' looks like an identifier, not a group: 2,500 groups, 2,500 of them" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_many_groups_give_outcome_tests_numbers_and_a_bounded_report(tmp_path, capsys):
+    # The audit validates a grouping once and swaps each group's mask in (issue 14: cost linear in the
+    # groups); each comparison must still be outcome_tests on that group's and the reference's rows with the
+    # audit's seed stream. 230 groups: the report lists at most 200 items, the CSV has every comparison.
+    from fairstats import UndefinedTestWarning, audit, outcome_tests
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(3, 12, 230)
+    sizes[17] = 40  # the reference
+    group = np.repeat([f"g{i:03d}" for i in range(230)], sizes)
+    y = rng.integers(0, 2, group.size)
+    frame = pd.DataFrame({"group": group, "y": y, "p": np.where(rng.random(group.size) < 0.7, y, 1 - y)})
+    frame.to_csv(tmp_path / "many.csv", index=False)
+    out = tmp_path / "out"
+    status, err = _audit(
+        capsys, str(tmp_path / "many.csv"), "--group", "group", "--y-true", "y", "--y-pred", "p",
+        "--n-resamples", "99", "--seed", "3", "--out", str(out),
+    )
+    assert status == 0, err
+    tests = pd.read_csv(out / "tests.csv", keep_default_na=False, na_values=[""])
+    assert len(tests) == 229 * 7 and set(tests["reference"]) == {"g017"}
+    columns = ["estimate", "ci_low", "ci_high", "pvalue", "equivalence_pvalue", "mde"]
+    for g in ("g000", "g123", "g229"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedTestWarning)  # tiny groups: some tests are undefined
+            res = outcome_tests(
+                frame[frame["group"].isin([g, "g017"])], group="group", y_true="y", y_pred="p",
+                groups=(g, "g017"), tests=list(audit._AUDIT_TESTS), n_resamples=99,
+                rng=audit._rng(3, "bootstrap", "group", g), warn=False,
+            ).table
+        ours = tests[tests["group"] == g]
+        np.testing.assert_array_equal(ours[columns].to_numpy(float), res[columns].to_numpy(float))
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "… and 30 more groups of " in report
+    assert "Shown: the 200 of 1,603 comparisons with the smallest adjusted p-values" in report
+    verdicts = report.split("(three-way verdicts)")[1].split("## Figures")[0]
+    assert sum(line.startswith("- ") for line in verdicts.splitlines()) == 1 + 200  # equal confusion + 200

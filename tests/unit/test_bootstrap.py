@@ -259,3 +259,25 @@ def test_cramers_v_interval_seeded_and_equal_to_scipy():
     assert (res.ci_low, res.ci_high) == pytest.approx((ref.low, ref.high), rel=1e-10)
     record = res.to_frame().iloc[0]
     assert record["grouping"] == "g" and record["n"] == 120 and record["n_groups"] == 3
+
+
+def test_interval_ends_in_one_call_equal_one_call_per_column():
+    # The audit's intervals take scipy.stats.quantile once per comparison (NaN-padded rows, nan_policy
+    # "omit"); each end must be bitwise the one-column call's, for every length and level, and "basic"
+    # must reflect it as before.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        k = int(rng.integers(1, 9))
+        columns = [rng.normal(size=int(rng.integers(1, 400))) for _ in range(k)]
+        levels = [tuple(sorted(rng.random(2))) if rng.random() < 0.8 else None for _ in range(k)]
+        estimates = list(rng.normal(size=k))
+        for method in ("BCa", "basic"):
+            ends = bootstrap._interval_ends(estimates, columns, levels, method)
+            for estimate, column, probs, (low, high) in zip(estimates, columns, levels, ends, strict=True):
+                if probs is None:
+                    assert np.isnan(low) and np.isnan(high)
+                    continue
+                q_low, q_high = (float(v) for v in stats.quantile(column, np.asarray(probs)))
+                if method == "basic":
+                    q_low, q_high = 2 * estimate - q_high, 2 * estimate - q_low
+                assert (low, high) == (q_low, q_high)

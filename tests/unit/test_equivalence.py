@@ -125,6 +125,18 @@ def test_mde_t_and_v_have_power_0_8():  # abs=1e-4: solve_power's root-finding t
     assert v**2 * 1000 == pytest.approx(10.90, abs=0.01)
 
 
+def test_mde_t_when_statsmodels_answers_with_an_array():
+    # At nobs = 81.05 (df of a Welch t in an audit with --y-score) statsmodels' brentq fails and its fsolve
+    # fallback returns a (1,) array; mde_t used to stop with "only 0-dimensional arrays can be converted".
+    df = 80.05118840195648
+    raw = TTestPower().solve_power(effect_size=None, nobs=df + 1, alpha=0.05, power=0.8)
+    assert np.ndim(raw) == 1  # the statsmodels behaviour this test is about
+    delta = mde_t(0.01, df)
+    assert isinstance(delta, float)
+    power = TTestPower().power(delta / 0.01 / np.sqrt(df + 1), nobs=df + 1, alpha=0.05)
+    assert power == pytest.approx(0.8, abs=1e-4)
+
+
 @pytest.mark.parametrize("bad", [-0.1, 0, 1, 1.5, float("nan"), "0.1", True])
 def test_bad_margins_are_refused(bad):
     with pytest.raises(ValueError, match="`margin`"):
