@@ -2,6 +2,7 @@
 groups -> inconclusive; a large real difference -> disparity; a real difference inside the margin with huge
 groups -> equivalent, "real but within the margin"."""
 
+import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -62,7 +63,11 @@ def test_real_difference_within_margin_is_equivalent_with_note(rate, n):
 def test_tost_pvalue_in_unit_interval_and_the_larger_one_sided(k_a, k_b, extra):
     n = 50 + extra
     one = rate_equivalence(k_a, n, k_b, n, margin=0.2)
-    assert not one.undefined
+    if one.undefined:
+        # statsmodels' constrained MLE of the score test (the cubic's arccos, proportion.py) can hit NaN by
+        # rounding just outside a margin, e.g. 1/51 vs 12/51 at -0.2: then an explicit undefined, never a p
+        assert one.reason == "score test p-value is NaN" and np.isnan(one.pvalue) and not one.equivalent
+        return
     assert 0 <= one.pvalue <= 1
     assert one.pvalue == max(one.pvalue_low, one.pvalue_high)
     assert one.equivalent == (one.pvalue < 0.05)

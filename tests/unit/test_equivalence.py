@@ -198,3 +198,14 @@ def test_outcome_tests_and_fold_disparity_carry_equivalence_columns():
         fold = fold_disparity(df, group="g", y_true="y", y_pred="p", fold="f", metrics=["ppr"], margin=0.1)
     assert {"equivalence_pvalue", "mde", "margin_high"} <= set(fold.table.columns)
     assert 0 <= fold.table["equivalence_pvalue"].iloc[0] <= 1
+
+
+def test_statsmodels_nan_score_test_is_an_explicit_undefined():
+    # 1/51 vs 12/51 with margin 0.2: statsmodels' score test of the lower bound returns NaN (the arccos of its
+    # constrained MLE gets an argument just above 1 by rounding, statsmodels 0.14 proportion.py); found by
+    # the property test. The result must say so, warn, and not be read as "not equivalent by a p-value".
+    with pytest.warns(EquivalenceUndefinedWarning, match="score test p-value is NaN"):
+        one = rate_equivalence(1, 51, 12, 51, margin=0.2)
+    assert one.undefined and one.reason == "score test p-value is NaN"
+    assert np.isnan(one.pvalue) and not one.equivalent
+
