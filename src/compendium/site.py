@@ -123,6 +123,9 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
 _STAGE_TITLES: tuple[tuple[str, str], ...] = (
     (r"compas/subgroup_search",
      "Beyond the papers \u2014 which subgroup? COMPAS searched, p-values adjusted for the whole search"),
+    (r"compas/violent_three_level",
+     "Beyond the papers \u2014 COMPAS's three-level decision (Low / Medium / High): equal confusion test on "
+     "the decision \u00d7 outcome cells, per-level shares and the ordinal test"),
     (r"compas/(?P<name>\w+)", "Paper A \u2014 equal confusion fairness on COMPAS, filter preset '{name}'"),
     (r"nij/authors",
      "Paper B \u2014 the authors' committed per-fold results through the paper's formulas and correct tests"),
