@@ -886,6 +886,16 @@ def _finish_tests(acc: _Collected, alpha: float) -> pd.DataFrame:
     return tests[TEST_COLUMNS]
 
 
+def _write_tables(folder: Path, tables: list[tuple[pd.DataFrame, str]]) -> None:
+    """Each ``(frame, name)`` as ``name.csv`` (cells that a spreadsheet would read as a formula quoted,
+    :func:`spreadsheet_safe`) and ``name.md`` (data strings escaped) in ``folder``."""
+    for frame, name in tables:
+        atomic_write_text(
+            folder / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
+        )
+        atomic_write_text(folder / f"{name}.md", markdown_table(frame, digits=4))
+
+
 def _finish_equal(acc: _Collected, alpha: float) -> pd.DataFrame:
     equal = pd.DataFrame(acc.equal)
     verdicts = three_way_verdicts(equal, alpha=alpha)
@@ -1009,11 +1019,7 @@ def run_audit(options: AuditOptions) -> AuditResult:
         notes = tuple(dict.fromkeys(acc.notes))
         tables = [(equal, "equal_confusion"), (residuals, "residuals"), (tests, "tests")]
         tables += [(frame, name) for name, frame in search.tables.items()] if search else []  # --search
-        for frame, name in tables:
-            atomic_write_text(
-                tmp / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
-            )
-            atomic_write_text(tmp / f"{name}.md", markdown_table(frame, digits=4))
+        _write_tables(tmp, tables)
         write_report(
             tmp, options, prep, acc, equal, residuals, tests, figures, search=search and search.context
         )

@@ -31,16 +31,16 @@ from fairstats.audit import (
     _record_equal_confusion,
     _rng,
     _where,
-    spreadsheet_safe,
+    _write_tables,
 )
 from fairstats.audit_folder import OutFolderError, check_out_folder, discard, new_work_folder, swap_into_place
-from fairstats.audit_report import _figures, _summary, markdown_table, write_report
+from fairstats.audit_report import _figures, _summary, write_report
 from fairstats.confusion import equal_confusion_test_table
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.levels import decision_table, level_rate_tests, level_verdicts
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.ordinal import ordinal_shift_tests
-from fairstats.reporting import atomic_write_text, one_line
+from fairstats.reporting import one_line
 
 __all__ = ["LEVEL_TEST_COLUMNS", "ORDINAL_TEST_COLUMNS", "run_levels_audit"]
 
@@ -289,11 +289,7 @@ def run_levels_audit(options: AuditOptions) -> AuditResult:
         frames = [(equal, "equal_confusion"), (residuals, "residuals"), (level_tests, "level_tests")]
         if ordinal_tests is not None:
             frames.append((ordinal_tests, "ordinal_tests"))
-        for frame, name in frames:
-            atomic_write_text(
-                tmp / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
-            )
-            atomic_write_text(tmp / f"{name}.md", markdown_table(frame, digits=4))
+        _write_tables(tmp, frames)
         levels = _report_levels(options, prep, level_tests, ordinal_tests)
         write_report(tmp, options, prep, acc, equal, residuals, tests, figures, levels=levels)
         swap_into_place(tmp, target)
