@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -936,6 +937,32 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+class _Started(NamedTuple):
+    target: Path
+    data: pd.DataFrame
+    weight: np.ndarray | None
+    acc: _Collected
+    prep: object
+    warned: tuple[str, ...]
+
+
+def _start(options: AuditOptions, prepare) -> _Started:
+    """What every audit does before it writes: ``--out`` checked (nothing written yet), the input read and
+    prepared by ``prepare(data, options, weight)``, its group-whitespace warnings kept as notes."""
+    try:
+        target = check_out_folder(options.out, inputs=(options.predictions,))
+    except OutFolderError as err:
+        raise AuditError(str(err)) from None
+    data, weight = _read(options)
+    acc = _Collected()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prep = prepare(data, options, weight)
+    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
+    acc.notes.extend(warned)
+    return _Started(target, data, weight, acc, prep, warned)
+
+
 def run_audit(options: AuditOptions) -> AuditResult:
     """Run the whole audit and write its outputs into ``options.out`` (replacing an earlier audit there).
 
@@ -952,17 +979,7 @@ def run_audit(options: AuditOptions) -> AuditResult:
         from fairstats.audit_levels import run_levels_audit
 
         return run_levels_audit(options)
-    try:
-        target = check_out_folder(options.out, inputs=(options.predictions,))
-    except OutFolderError as err:
-        raise AuditError(str(err)) from None
-    data, weight = _read(options)
-    acc = _Collected()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        prep = _prepare(data, options, weight)
-    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
-    acc.notes.extend(warned)
+    target, data, weight, acc, prep, warned = _start(options, _prepare)
     if options.search:  # subgroup search: check its columns before anything is written
         from fairstats.audit_search import search_iv
 

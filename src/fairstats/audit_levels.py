@@ -21,19 +21,18 @@ from fairstats.audit import (
     AuditError,
     AuditOptions,
     AuditResult,
-    GroupWhitespaceWarning,
     _Collected,
     _columns_iv,
     _finish_equal,
     _internal_names,
     _label_text,
-    _read,
     _record_equal_confusion,
     _rng,
+    _start,
     _where,
     _write_tables,
 )
-from fairstats.audit_folder import OutFolderError, check_out_folder, discard, new_work_folder, swap_into_place
+from fairstats.audit_folder import OutFolderError, discard, new_work_folder, swap_into_place
 from fairstats.audit_report import _figures, _summary, write_report
 from fairstats.confusion import equal_confusion_test_table
 from fairstats.counts import COUNT_COLUMN, Counts
@@ -262,17 +261,7 @@ def _report_levels(options: AuditOptions, prep: _LevelsPrepared, level_tests, or
 def run_levels_audit(options: AuditOptions) -> AuditResult:
     """The multi-level audit: checks, tests and outputs written into ``options.out`` (as
     :func:`fairstats.audit.run_audit`, nothing written on bad input)."""
-    try:
-        target = check_out_folder(options.out, inputs=(options.predictions,))
-    except OutFolderError as err:
-        raise AuditError(str(err)) from None
-    data, weight = _read(options)
-    acc = _Collected()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        prep = _prepare_levels(data, options, weight)
-    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
-    acc.notes.extend(warned)
+    target, _, _, acc, prep, warned = _start(options, _prepare_levels)
     tmp = new_work_folder(target)
     try:
         with warnings.catch_warnings(record=True) as caught:
