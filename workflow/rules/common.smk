@@ -16,8 +16,8 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 # preset's unconverged logistic regression moves with OpenBLAS's kernels. Warn where it cannot be applied.
 from compendium.blas import pin_openblas_coretype
 
-BLAS_CORETYPE, BLAS_NOTE = pin_openblas_coretype(config.get("openblas_coretype", "Haswell"))
-if BLAS_CORETYPE != config.get("openblas_coretype", "Haswell"):
+BLAS_CORETYPE, BLAS_NOTE = pin_openblas_coretype(config["openblas_coretype"])  # schema default: Haswell
+if BLAS_CORETYPE != config["openblas_coretype"]:
     print(f"fairstats compendium: {BLAS_NOTE}", file=sys.stderr)
 
 RESULTS = f"results/{config['experiment']}"
