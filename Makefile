@@ -54,7 +54,13 @@ report: $(STAMP)
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
 	bash .ci/ensure-java.sh
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
+
+# make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`);
+# .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as a failure: there are some.
+.PHONY: test-slow
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge
 # if missing), the tiny workflow through `snakemake --executor slurm` (profiles/slurm), compared byte for byte

@@ -50,6 +50,7 @@ def test_planted_subgroup_of_two_attributes_is_found_first():
     assert res.n_subgroups == 12 + 54
 
 
+@pytest.mark.slow
 def test_family_wise_error_rate_under_the_null_and_the_unadjusted_minimum():
     """1000 null data sets (attributes independent of y and p; 240 people, 3 x 3 x 2 attribute values, depth
     2, 3 metrics), 199 permutations each: the share with an adjusted p < 0.05 anywhere in the search is the

@@ -74,7 +74,7 @@ def test_missing_file_plans_exactly_its_download(clone):
     assert "wildcards: raw_file=paper-b-authors/Contingencies.csv" in text
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_reconstruct_and_verify_end_to_end(clone):
     res = _snakemake(clone, "--cores", "1", *TARGETS)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -14,7 +14,7 @@ import pytest
 import tiny_workflow as tw
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_two_runs_write_byte_identical_tables(tmp_path_factory):
     first = tw.reference_run(tmp_path_factory)  # PYTHONHASHSEED=0
     second = tw.copy_tree(tmp_path_factory.mktemp("second"))

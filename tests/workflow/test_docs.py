@@ -14,7 +14,7 @@ from browser import check_in_browser, check_links, parse_links, screenshot
 
 import fairstats
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

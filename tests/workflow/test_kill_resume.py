@@ -69,7 +69,7 @@ def _kill_when(root: Path, ready, *, timeout: float = 300) -> Snapshot:
     return _snapshot(root)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_killed_training_resumes_without_refitting_finished_chunks(tmp_path_factory):
     reference = tw.reference_run(tmp_path_factory, PREDICTIONS)  # the whole run if another test made it
     root = tw.copy_tree(tmp_path_factory.mktemp("killed"))

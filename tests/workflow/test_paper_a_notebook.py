@@ -32,7 +32,7 @@ def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
     }  # fmt: skip
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_notebook_runs_on_the_high_only_preset(tmp_path):
     presets = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["compas"]["presets"]
     data = tmp_path / "violent_high_only.parquet"

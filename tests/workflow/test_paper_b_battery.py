@@ -88,7 +88,7 @@ def _synthetic_rerun(tmp_path: Path) -> tuple[Path, Path]:
     return predictions, table_path
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_run_battery_script_then_notebook(tmp_path):
     predictions, table = _synthetic_rerun(tmp_path)
     out = tmp_path / "nij" / "paper"

@@ -15,7 +15,7 @@ from compendium.crossval import PREDICTION_COLUMNS, read_predictions
 from compendium.published import PVR_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 EXPERIMENT = "tinytrain"
 TEST_FOLDS = [0, 1, 2]

@@ -24,7 +24,7 @@ import pytest
 from packaging.markers import Marker
 from scipy.stats import chi2_contingency
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "compendium.lock.txt"
