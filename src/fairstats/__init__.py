@@ -32,14 +32,14 @@ from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I0
 
 # The in-memory audit lives in its own wing (fairstats.auditing), imported on first use so that
 # `import fairstats` loads neither the wing nor its plotting and report modules.
-_LAZY = {"audit": "fairstats.auditing.result", "Audit": "fairstats.auditing.result"}
+_LAZY = ("Audit", "audit")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
+        from fairstats.auditing import result
 
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(result, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'fairstats' has no attribute {name!r}")
@@ -54,9 +54,9 @@ def __dir__() -> list[str]:
 # (paper-specific) name is exported.
 __all__ = [
     "adjust_pvalues",
+    "adjusted_residuals",
     "audit",
     "Audit",
-    "adjusted_residuals",
     "awareness_test",
     "AwarenessResult",
     "BCaUndefinedWarning",

@@ -229,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the decision levels have no order: no linear-by-linear (ordinal) test",
     )
-    # subgroup search (fairstats.audit_search, fairstats.search)
+    # subgroup search (fairstats.auditing.search, fairstats.search)
     search = audit.add_argument_group(
         "subgroup search",
         "which subgroup carries a disparity? Every conjunction of up to --search-depth values of the "

@@ -117,8 +117,8 @@ def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, st
             reference = part["reference"].iloc[0]
             subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
             fig.suptitle(
-                f"{figure_text(name)}: each group minus {figure_text(reference)} (95% interval; filled = significant "
-                "after Holm)"
+                f"{figure_text(name)}: each group minus {figure_text(reference)} (95% interval; filled = "
+                "significant after Holm)"
                 + subset,
                 fontsize=10,
             )

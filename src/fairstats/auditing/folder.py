@@ -21,7 +21,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from fairstats import __version__
+from fairstats._version import __version__
 
 __all__ = ["MANIFEST", "OutFolderError", "check_out_folder", "new_work_folder", "swap_into_place"]
 

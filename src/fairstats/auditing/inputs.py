@@ -81,7 +81,9 @@ def _count_parquet(path: Path, options: AuditOptions) -> Counts:
         raise AuditError(one_line(err)) from None
 
 
-def read_input(path: Path, options: AuditOptions, *, counts: bool = False) -> tuple[pd.DataFrame, np.ndarray | None]:
+def read_input(
+    path: Path, options: AuditOptions, *, counts: bool = False
+) -> tuple[pd.DataFrame, np.ndarray | None]:
     """The input as rows with the number of people each stands for (None: one person per row).
 
     A table of counts, and parquet files or folders without ``--fold``/``--y-score``, are counted (their size

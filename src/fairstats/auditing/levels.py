@@ -123,7 +123,8 @@ def levels_tables(prep: LevelsPrepared, options: AuditOptions) -> Tables:
         level_tests = level_tests[LEVEL_TEST_COLUMNS]
         ordinal_tests = None
         if ordinal:
-            ordinal_tests = pd.concat(ordinal, ignore_index=True).drop(columns=["pvalue_adj", "significant_adj"])
+            ordinal_tests = pd.concat(ordinal, ignore_index=True)
+            ordinal_tests = ordinal_tests.drop(columns=["pvalue_adj", "significant_adj"])
             ordinal_tests = adjust_pvalues(ordinal_tests, method="holm", pvalue="pvalue", alpha=options.alpha,
                                            suffix="adj")
             for column in ("group", "reference"):

@@ -1,9 +1,9 @@
 """The audit's options, each validated once where it enters: :class:`AuditOptions` and its bounds.
 
 Every option of the audit is checked here and nowhere else in the wing: the command line's argument types
-(:mod:`fairstats.auditing.cli`) call the same checks (:func:`check_level`, :func:`check_resamples`, ...) so that
-a bound and its wording are written once, and :class:`AuditOptions` checks the combination of options when
-it is made (by :func:`fairstats.audit` or by the command line). The rest of the audit trusts the value.
+(:mod:`fairstats.auditing.cli`) call the same checks (:func:`check_level`, :func:`check_resamples`, ...) so
+that a bound and its wording are written once, and :class:`AuditOptions` checks the combination of options
+when it is made (by :func:`fairstats.audit` or by the command line). The rest of the audit trusts the value.
 Messages name the option as the command line spells it (``--n-resamples``), as they always have.
 """
 
@@ -40,7 +40,7 @@ DEFAULT_SEED = 20240607
 
 
 def check_level(value: object) -> float:
-    """A level (``alpha``, ``margin``, ``margin_ratio``) strictly between 0 and 1; ``ValueError`` otherwise."""
+    """A level (``alpha``, ``margin``, ``margin_ratio``) strictly between 0 and 1, else ``ValueError``."""
     try:
         level = float(value)
     except (TypeError, ValueError):
@@ -191,7 +191,9 @@ class AuditOptions:
             for option, given in (("--outcome-levels", self.outcome_levels is not None),
                                   ("--unordered", not self.ordered)):  # fmt: skip
                 if given:
-                    raise AuditError(f"{option} needs --decision-levels (a decision with more than two levels)")
+                    raise AuditError(
+                        f"{option} needs --decision-levels (a decision with more than two levels)"
+                    )
             return
         binary_only = (("--fold", self.fold), ("--y-score", self.y_score), ("--favorable", self.favorable))
         for option, given in binary_only:
@@ -202,9 +204,11 @@ class AuditOptions:
                 )
         if self.search:
             raise AuditError(
-                "--search compares two-level rates (fpr, fnr, ...); it does not run with --decision-levels yet"
+                "--search compares two-level rates (fpr, fnr, ...); it does not run with --decision-levels "
+                "yet"
             )
-        for option, name in (("--decision-levels", "decision_levels"), ("--outcome-levels", "outcome_levels")):
+        named = (("--decision-levels", "decision_levels"), ("--outcome-levels", "outcome_levels"))
+        for option, name in named:
             levels = getattr(self, name)
             if levels is None:
                 continue
@@ -230,7 +234,7 @@ class AuditOptions:
 
     @property
     def margin_text(self) -> str:
-        """The equivalence margin in words, as every output shows it: ``margin 0.1`` or ``ratio margin 0.8``."""
+        """The equivalence margin in words, as the outputs show it: ``margin 0.1`` or ``ratio margin 0.8``."""
         return f"ratio margin {self.margin_ratio:g}" if self.margin_ratio else f"margin {self.margin:g}"
 
     @property

@@ -1,8 +1,8 @@
 """The report of an audit: the Markdown report, its HTML page and the terminal summary.
 
-The reports come from Jinja2 templates (``fairstats/auditing/templates``). Group values, column names and labels
-from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks made
-visible), never interpreted as Markdown or HTML. Figure file names are unique per grouping.
+The reports come from Jinja2 templates (``fairstats/auditing/templates``). Group values, column names and
+labels from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks
+made visible), never interpreted as Markdown or HTML.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,9 +19,6 @@ from fairstats._version import __version__
 from fairstats.auditing.tables import SMALL
 from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
 from fairstats.reporting import atomic_write_text
-
-if TYPE_CHECKING:
-    from fairstats.auditing.result import Audit
 
 __all__ = ["markdown_code", "markdown_table", "markdown_text", "summary_lines", "write_report"]
 
@@ -145,7 +141,7 @@ def _environment(kind: str):
     return env
 
 
-def _report_context(audit: Audit, notes: tuple[str, ...], figures: list[str]) -> dict:
+def _report_context(audit, notes: tuple[str, ...], figures: list[str]) -> dict:
     options, equal, residuals, tests = audit.options, audit.equal_confusion, audit.residuals, audit.tests
     fav, other = audit.labels
     first = next(iter(audit.results.values()))
@@ -318,7 +314,7 @@ def _describer(fav: str, other: str, code):
     return describe
 
 
-def write_report(folder: Path, audit: Audit, notes: tuple[str, ...], figures: list[str]) -> None:
+def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[str]) -> None:
     """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
     Every data-derived string (group values, column names, labels, the input's file name, notes quoting
@@ -334,7 +330,7 @@ def write_report(folder: Path, audit: Audit, notes: tuple[str, ...], figures: li
     context["levels"] = levels  # multi-level decisions (issue 17 A); None for a two-level decision
     if levels is not None:
         context["caveats"] = levels["caveats"]
-    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.audit_search) or None
+    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.auditing.search) or None
     fav, other = audit.labels
     for kind, name in (("md", "report.md"), ("html", "report.html")):
         env = _environment(kind)
@@ -363,7 +359,7 @@ def markdown_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
 _DATA_COLUMNS = ("grouping", "group", "reference", "cell", "y_pred", "y_true")
 
 
-def summary_lines(audit: Audit, notes: tuple[str, ...]) -> list[str]:
+def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
     """The terminal summary of a two-level audit, line by line (without the line naming the report)."""
     options, equal, tests = audit.options, audit.equal_confusion, audit.tests
     fav, _ = audit.labels

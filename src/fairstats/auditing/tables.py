@@ -176,7 +176,9 @@ def _equal_confusion(prep: Prepared, grouping: Grouping, options: AuditOptions) 
     return equal_confusion_rows(prep, grouping, res, options)
 
 
-def equal_confusion_rows(prep, grouping: Grouping, res: EqualConfusionResult, options: AuditOptions) -> GroupingTest:
+def equal_confusion_rows(
+    prep, grouping: Grouping, res: EqualConfusionResult, options: AuditOptions
+) -> GroupingTest:
     """The rows of ``equal_confusion.csv`` and ``residuals.csv`` of one grouping's test result ``res``
     (``prep``: the prepared data of a two-level or a multi-level audit)."""
     name = grouping.name
