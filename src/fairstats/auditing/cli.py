@@ -32,7 +32,6 @@ from fairstats._format import visible
 from fairstats._version import __version__
 from fairstats.auditing import options as opt
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.folder import OutFolderError, check_out_folder
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS, MAX_RESAMPLES, MIN_RESAMPLES, AuditOptions
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
@@ -311,17 +310,23 @@ def _audit_main(args: argparse.Namespace) -> int:
 
 
 def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[str, tuple[str, ...]]:
-    """``--out`` checked (nothing written yet), the input read, the audit run in memory and saved."""
+    """``--out`` checked and the input read and checked (nothing written yet); then, in a work folder that
+    replaces ``--out`` only when everything succeeded, the audit computed (:func:`fairstats.audit`'s code)
+    and saved."""
     from fairstats.auditing.inputs import Source, read_input
-    from fairstats.auditing.result import run
+    from fairstats.auditing.result import checked_out, start, write_folder
 
-    try:
-        check_out_folder(out, inputs=(path,))
-    except OutFolderError as err:
-        raise AuditError(str(err)) from None
+    target = checked_out(out, (path,))
     data, weight = read_input(path, options, counts=counts)
-    result = run(data, weight, options, Source.of_file(path, counts=counts))
-    return result.save(out), result.warnings
+    started = start(data, weight, options, Source.of_file(path, counts=counts))
+    done = {}
+
+    def compute_and_write(folder: Path) -> tuple[str, ...]:
+        done["audit"] = started.finish()
+        return done["audit"].write_into(folder)
+
+    notes = write_folder(out, (path,), compute_and_write, target=target)
+    return done["audit"].summary(out, notes=notes), started.warned
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.

@@ -36,7 +36,7 @@ from fairstats.counts import Counts, as_rows
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V
 from fairstats.reporting import atomic_write_text, one_line
 
-__all__ = ["Audit", "audit", "run", "spreadsheet_safe"]
+__all__ = ["Audit", "Started", "audit", "run", "spreadsheet_safe", "start", "write_folder"]
 
 
 @dataclass(frozen=True)
@@ -149,34 +149,53 @@ class Audit:
         AuditError
             An ``out`` the audit may not replace; nothing is written.
         """
+        out = Path(out)
+        inputs = (self.source.path,) if self.source.path is not None else ()
+        notes = write_folder(out, inputs, self.write_into)
+        return self.summary(out, notes=notes)
+
+    def write_into(self, folder: Path) -> tuple[str, ...]:
+        """Write the audit's files into the work folder ``folder``; return the notes the report lists (with
+        the warnings drawing the figures raised)."""
         from fairstats.auditing.figures import draw_figures
         from fairstats.auditing.report import write_report
         from fairstats.auditing.search import draw_search_figure
 
-        out = Path(out)
-        inputs = (self.source.path,) if self.source.path is not None else ()
-        try:
-            target = check_out_folder(out, inputs=inputs)
-        except OutFolderError as err:
-            raise AuditError(str(err)) from None
-        tmp = new_work_folder(target)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                figures = draw_figures(self, self.tests, tmp, self.labels)
-                if self.search is not None:
-                    figures = [*figures, *draw_search_figure(self.search, tmp)]
-            notes = tuple(dict.fromkeys((*self._notes_before, *user_warnings(caught), *self._notes_after)))
-            write_tables(tmp, list(self.tables.items()))
-            write_report(tmp, self, notes, figures)
-            swap_into_place(tmp, target)
-        except OutFolderError as err:
-            discard(tmp)
-            raise AuditError(str(err)) from None
-        except BaseException:
-            discard(tmp)
-            raise
-        return self.summary(out, notes=notes)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            figures = draw_figures(self, self.tests, folder, self.labels)
+            if self.search is not None:
+                figures = [*figures, *draw_search_figure(self.search, folder)]
+        notes = tuple(dict.fromkeys((*self._notes_before, *user_warnings(caught), *self._notes_after)))
+        write_tables(folder, list(self.tables.items()))
+        write_report(folder, self, notes, figures)
+        return notes
+
+
+def write_folder(out: Path, inputs: tuple[Path, ...], write, *, target: Path | None = None):
+    """Run ``write(work_folder)`` and put the work folder at ``out`` only if it succeeded (all or nothing);
+    ``target``: ``out`` already checked (:func:`check_out_folder`). Returns what ``write`` returned."""
+    if target is None:
+        target = checked_out(out, inputs)
+    tmp = new_work_folder(target)
+    try:
+        value = write(tmp)
+        swap_into_place(tmp, target)
+    except OutFolderError as err:
+        discard(tmp)
+        raise AuditError(str(err)) from None
+    except BaseException:
+        discard(tmp)
+        raise
+    return value
+
+
+def checked_out(out: Path, inputs: tuple[Path, ...]) -> Path:
+    """The folder the audit may write at ``out`` (:func:`check_out_folder`), or :class:`AuditError`."""
+    try:
+        return check_out_folder(out, inputs=inputs)
+    except OutFolderError as err:
+        raise AuditError(str(err)) from None
 
 
 def write_tables(folder: Path, tables: list[tuple[str, pd.DataFrame]]) -> None:
@@ -218,9 +237,73 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Audit:
-    """The audit of checked ``options`` on rows ``data`` (``weight``: people per row, None: one each)."""
-    from fairstats.auditing.prepare import label_text, prepare, prepare_levels
+@dataclass(frozen=True)
+class Started:
+    """An audit whose input is checked and prepared (nothing computed yet): :meth:`finish` computes it."""
+
+    prep: object  # Prepared or LevelsPrepared
+    warned: tuple[str, ...]
+    data: pd.DataFrame
+    weight: np.ndarray | None
+    options: AuditOptions
+    source: Source
+
+    def finish(self) -> Audit:
+        """Compute the tables (and the subgroup search) of the prepared input."""
+        from fairstats.auditing.prepare import label_text
+
+        prep, options, data, weight = self.prep, self.options, self.data, self.weight
+        if options.decision_levels is not None:
+            from fairstats.auditing.levels import level_context, levels_tables
+
+            tables: Tables = levels_tables(prep, options)
+            context = level_context(options, prep, tables.level_tests, tables.ordinal_tests)
+        else:
+            from fairstats.auditing.tables import binary_tables
+
+            tables = binary_tables(prep, options)
+            context = None
+        search = None
+        after: tuple[str, ...] = ()
+        if options.search:  # subgroup search (fairstats.auditing.search)
+            from fairstats.auditing.search import run_search
+
+            fav = prep.labels[0]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                search = run_search(
+                    data, weight, columns=options.search,
+                    y01=label_text(data[options.y_true]) == fav,
+                    p01=label_text(data[options.y_pred]) == fav,
+                    depth=options.search_depth, min_size=options.min_size, metrics=options.search_metrics,
+                    alpha=options.alpha, n_resamples=options.n_resamples, seed=options.seed,
+                )  # fmt: skip
+            after = tuple(user_warnings(caught))
+        return Audit(
+            options=options,
+            source=self.source,
+            n=prep.n,
+            labels=prep.labels,
+            groupings=tables.groupings,
+            equal_confusion=tables.equal_confusion,
+            residuals=tables.residuals,
+            tests=tables.tests,
+            results=tables.results,
+            references=tables.references,
+            sizes=tables.sizes,
+            level_tests=tables.level_tests,
+            ordinal_tests=tables.ordinal_tests,
+            level_context=context,
+            search=search,
+            warnings=self.warned,
+            _notes_before=(*self.warned, *tables.notes, *tables.warned),
+            _notes_after=after,
+        )
+
+
+def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Started:
+    """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``."""
+    from fairstats.auditing.prepare import prepare, prepare_levels
 
     levels = options.decision_levels is not None
     with warnings.catch_warnings(record=True) as caught:
@@ -233,52 +316,12 @@ def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, so
 
         roles = {options.y_true: "--y-true", options.y_pred: "--y-pred"}
         search_iv(data, options.search, roles, source.name)
-    if levels:
-        from fairstats.auditing.levels import level_context, levels_tables
+    return Started(prep, warned, data, weight, options, source)
 
-        tables: Tables = levels_tables(prep, options)
-        context = level_context(options, prep, tables.level_tests, tables.ordinal_tests)
-    else:
-        from fairstats.auditing.tables import binary_tables
 
-        tables = binary_tables(prep, options)
-        context = None
-    search = None
-    after: tuple[str, ...] = ()
-    if options.search:  # subgroup search (fairstats.auditing.search)
-        from fairstats.auditing.search import run_search
-
-        fav = prep.labels[0]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            search = run_search(
-                data, weight, columns=options.search,
-                y01=label_text(data[options.y_true]) == fav,
-                p01=label_text(data[options.y_pred]) == fav,
-                depth=options.search_depth, min_size=options.min_size, metrics=options.search_metrics,
-                alpha=options.alpha, n_resamples=options.n_resamples, seed=options.seed,
-            )  # fmt: skip
-        after = tuple(user_warnings(caught))
-    return Audit(
-        options=options,
-        source=source,
-        n=prep.n,
-        labels=prep.labels,
-        groupings=tables.groupings,
-        equal_confusion=tables.equal_confusion,
-        residuals=tables.residuals,
-        tests=tables.tests,
-        results=tables.results,
-        references=tables.references,
-        sizes=tables.sizes,
-        level_tests=tables.level_tests,
-        ordinal_tests=tables.ordinal_tests,
-        level_context=context,
-        search=search,
-        warnings=warned,
-        _notes_before=(*warned, *tables.notes, *tables.warned),
-        _notes_after=after,
-    )
+def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Audit:
+    """The audit of checked ``options`` on rows ``data`` (``weight``: people per row, None: one each)."""
+    return start(data, weight, options, source).finish()
 
 
 def audit(
