@@ -1,7 +1,7 @@
 """``fairstats audit --decision-levels``: the audit of a decision with more than two levels (issue 17 A).
 
 The same input checks, work folder, equal confusion test, residuals, Cramér's V interval and report as the
-binary audit (:mod:`fairstats.audit`), on the group × (decision level, outcome level) table of
+binary audit (:mod:`fairstats.auditing.tables`), on the group × (decision level, outcome level) table of
 :func:`fairstats.decision_table`; instead of paper B's binary outcome tests, the per-level share comparisons
 of :func:`fairstats.level_rate_tests` and, for ordered levels, :func:`fairstats.ordinal_shift_tests`, each
 family adjusted by Holm over all groupings. Extra files: ``level_tests.csv`` and ``ordinal_tests.csv``.

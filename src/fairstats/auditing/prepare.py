@@ -308,7 +308,7 @@ def prepare(
 
 @dataclass(frozen=True)
 class LevelsPrepared:
-    """What :func:`fairstats.audit_report` needs of the input (as the binary audit's ``Prepared``)."""
+    """The checked input of a multi-level audit (as :class:`Prepared` for a two-level decision)."""
 
     data: pd.DataFrame | Counts
     checked: CheckedFrame | Counts
