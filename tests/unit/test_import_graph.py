@@ -10,9 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 WING = "fairstats.auditing"
-# Modules of fairstats outside the wing that may import it: the package (lazily, in __getattr__), `python -m
-# fairstats`, and the forwarding stub of the old console-script target.
-WING_USERS = {"fairstats", "fairstats.__main__", "fairstats.cli"}
+# Modules of fairstats outside the wing that may import it: the package (lazily, in __getattr__) and `python -m
+# fairstats`.
+WING_USERS = {"fairstats", "fairstats.__main__"}
 
 
 def _module_name(path: Path) -> str:
