@@ -63,7 +63,8 @@ def test_a_choice_gives_the_hint_of_the_wrong_letter_and_accepts_case_and_spaces
 
 def test_check_prints_one_line_and_refuses_an_unknown_exercise(capsys):
     res = check("1.1", ...)
-    assert capsys.readouterr().out == "Exercise 1.1: not yet - no answer yet: replace the `...` with your answer\n"
+    out = capsys.readouterr().out
+    assert out == "Exercise 1.1: not yet - no answer yet: replace the `...` with your answer\n"
     assert res.to_record() == {"exercise": "1.1", "right": False, "message": res.message}
     with pytest.raises(KeyError, match="'0.9' is not an exercise"):
         check("0.9", 1)
