@@ -181,3 +181,44 @@ def test_repository_path_finds_a_relative_path_from_a_subfolder(tmp_path, monkey
     assert repository_path("data/raw", start=sub) == tmp_path / "data" / "raw"
     with pytest.raises(FileNotFoundError, match="'nowhere' not found"):
         repository_path("nowhere", start=sub)
+
+
+# ------------------------------------------------------------------------------- executed notebooks, site
+
+
+def _executed(tmp_path, name: str, lines: list[str]):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("check(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="".join(f"{x}\n" for x in lines))]
+    path = tmp_path / name
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell]), path)
+    return path
+
+
+def test_the_course_target_fails_unless_every_check_of_the_lab_is_right(tmp_path, capsys):
+    from compendium.course.checks import executed_verdicts
+    from compendium.course.checks import main as checks_main
+
+    six = [f"Exercise 6.{k}: right" for k in range(1, 6)]
+    good = _executed(tmp_path, "lab6_erratum.ipynb", six)
+    assert executed_verdicts(good) == {f"6.{k}": ["right"] for k in range(1, 6)}
+    assert checks_main([str(good)]) == 0 and "5/5 right" in capsys.readouterr().out
+    bad = _executed(tmp_path, "lab6_x.ipynb", six[:-1] + ["Exercise 6.5: not yet - hint"])
+    assert checks_main([str(bad)]) == 1 and "exercise 6.5: ['not yet']" in capsys.readouterr().err
+    missing = _executed(tmp_path, "lab6_y.ipynb", six[:-1])
+    assert checks_main([str(missing)]) == 1 and "no check printed" in capsys.readouterr().err
+    assert checks_main([str(_executed(tmp_path, "notes.ipynb", six))]) == 2
+
+
+def test_the_site_links_only_rendered_labs_and_refuses_one_without_its_notebook(tmp_path):
+    from compendium.site import _course
+
+    (tmp_path / "course").mkdir()
+    assert _course(tmp_path) == []
+    (tmp_path / "course" / f"{LABS[1].stem}.html").write_text("<html></html>")
+    with pytest.raises(ValueError, match="has no notebook beside it"):
+        _course(tmp_path)
+    (tmp_path / "course" / f"{LABS[1].stem}.ipynb").write_text("{}")
+    [only] = _course(tmp_path)
+    assert only["number"] == 2 and only["href"] == f"course/{LABS[1].stem}.html"
