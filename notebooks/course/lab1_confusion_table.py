@@ -149,7 +149,7 @@ check("1.5", answer_1_5)
 # %% [markdown] tags=["solution"]
 # **Answer 1.5 (instructor).** (a): the largest |r| are African-American TN (−13.1), TP (+9.6), FP (+8.5) and
 # Caucasian TN (+9.7), TP (−7.2), FP (−6.5), all far past the strict cut-off 3.29. The FN column has no
-# residual beyond ±1: among re-offenders, both groups are missed about as often; the disparity is in who is
+# residual beyond ±1.5: among re-offenders, both groups are missed about as often; the disparity is in who is
 # *labelled* risky.
 
 # %% [markdown]
