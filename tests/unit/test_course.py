@@ -197,8 +197,8 @@ def _executed(tmp_path, name: str, lines: list[str]):
 
 
 def test_the_course_target_fails_unless_every_check_of_the_lab_is_right(tmp_path, capsys):
-    from compendium.course.checks import executed_verdicts
-    from compendium.course.checks import main as checks_main
+    from compendium.course.executed import executed_verdicts
+    from compendium.course.executed import main as checks_main
 
     six = [f"Exercise 6.{k}: right" for k in range(1, 6)]
     good = _executed(tmp_path, "lab6_erratum.ipynb", six)

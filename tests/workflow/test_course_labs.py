@@ -24,6 +24,7 @@ import pytest
 
 from compendium.course.answers import ANSWERS
 from compendium.course.build import build_lab, build_lab_files
+from compendium.course.executed import executed_verdicts
 from compendium.course.labs import LABS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,10 +49,7 @@ def _run_papermill(nb_path: Path, out: Path, parameters: dict) -> dict[str, list
     """Execute with papermill (kernel python3) from the repository's root; {exercise: [verdicts printed]}."""
     pm.execute_notebook(str(nb_path), str(out), parameters=parameters, kernel_name="python3",
                         progress_bar=False, cwd=str(ROOT))
-    text = "".join(output["text"] for cell in nbformat.read(out, as_version=4).cells
-                   for output in cell.get("outputs", [])
-                   if output.get("output_type") == "stream" and output.get("name") == "stdout")
-    return _verdicts(text)
+    return executed_verdicts(out)
 
 
 def _run_here(nb: nbformat.NotebookNode, parameters: dict, monkeypatch) -> dict[str, list[str]]:

@@ -3,10 +3,11 @@
 #   notebooks/course/student/<lab>.ipynb         the student version, solutions removed (committed);
 #   results/<experiment>/course/instructor/...   the instructor version, solutions in place (built on demand,
 #                                                not committed, never on the site),
-# the instructor version executed full size by papermill into results/<experiment>/course/executed/<lab>.ipynb,
-# and failing unless every check of it says "right" (compendium.course.checks); and the student version rendered
-# for the site (report/course/<lab>.html beside a copy of the .ipynb; linked from the index's "Course" section
-# by build_site_index). Not in `rule all`: `make reproduce` is unchanged; `make report` renders the labs.
+# the instructor version executed full size by papermill into
+# results/<experiment>/course/executed/<lab>.ipynb, failing unless every check of it says "right"
+# (compendium.course.executed); and the student version rendered for the site (report/course/<lab>.html
+# beside a copy of the .ipynb; linked from the index's "Course" section by build_site_index). Not in
+# `rule all`: `make reproduce` is unchanged; `make report` renders the labs.
 import os.path
 
 from compendium.course.labs import LABS
@@ -48,7 +49,7 @@ rule run_course_lab:
     shell:
         "papermill {input.nb:q} {output.nb:q} -k python3 --no-progress-bar > {log:q} 2>&1"
         " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
-        " && python -m compendium.course.checks {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.course.executed {output.nb:q} >> {log:q} 2>&1"
 
 
 rule render_course_lab:

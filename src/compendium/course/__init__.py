@@ -4,6 +4,7 @@
 * :mod:`compendium.course.checks` — :func:`check`: "right", or "not yet" with a hint, never the answer;
 * :mod:`compendium.course.answers` — the expected answers, as constants with their provenance;
 * :mod:`compendium.course.build` — one jupytext source per lab -> student and instructor notebooks;
+* :mod:`compendium.course.executed` — the verdicts an executed lab printed (the workflow's final check);
 * :mod:`compendium.course.paths` — :func:`repository_path`, so a lab finds ``data/raw`` from any folder.
 
 The lab sources are ``notebooks/course/*.py``; the student notebooks, built from them, are committed in

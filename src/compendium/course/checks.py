@@ -15,23 +15,17 @@ A check prints one line, ``Exercise 1.2: right`` or ``Exercise 1.2: not yet - <h
 non-finite number is "not yet": no check passes on an empty answer. Hints are written so that they point at
 the step, not at the number.
 
-``python -m compendium.course.checks EXECUTED.ipynb`` (the workflow's ``run_course_lab``) exits 1 unless
-every exercise of an executed lab printed "right".
+:mod:`compendium.course.executed` reads these lines back from an executed notebook.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import numbers
-import os
-import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-__all__ = ["CheckResult", "Choice", "Number", "Proportion", "check", "evaluate", "executed_verdicts"]
+__all__ = ["CheckResult", "Choice", "Number", "Proportion", "check", "evaluate"]
 
 RIGHT = "right"
 NOT_YET = "not yet"
@@ -137,6 +131,9 @@ class CheckResult:
     def to_record(self) -> dict[str, object]:
         return {"exercise": self.exercise, "right": self.right, "message": self.message}
 
+    def _ipython_display_(self) -> None:
+        """Show nothing as a cell's value: :func:`check` has printed :attr:`line` already."""
+
 
 def _not_yet(exercise: str, hint: str) -> CheckResult:
     return CheckResult(exercise, False, f"{NOT_YET} - {hint}")
@@ -232,44 +229,3 @@ def check(exercise: str, answer: object, *, n: int | None = None) -> CheckResult
     print(result.line)
     return result
 
-
-_LINE = re.compile(r"^Exercise (?P<exercise>\d+\.\d+): (?P<verdict>right|not yet)\b", re.MULTILINE)
-
-
-def executed_verdicts(path: str | os.PathLike) -> dict[str, list[str]]:
-    """The verdicts an executed lab notebook printed: ``{exercise: ["right" | "not yet", ...]}``."""
-    import nbformat
-
-    text = "".join(output.get("text", "") for cell in nbformat.read(path, as_version=4).cells
-                   for output in cell.get("outputs", [])
-                   if output.get("output_type") == "stream" and output.get("name") == "stdout")
-    verdicts: dict[str, list[str]] = {}
-    for m in _LINE.finditer(text):
-        verdicts.setdefault(m["exercise"], []).append(m["verdict"])
-    return verdicts
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m compendium.course.checks EXECUTED.ipynb``: exit 1 unless every exercise of the lab (its
-    number from the file name ``lab<N>_...``) printed exactly one "right"."""
-    from compendium.course.answers import ANSWERS
-
-    parser = argparse.ArgumentParser(prog="python -m compendium.course.checks",
-                                     description="Were all the checks of an executed lab notebook right?")
-    parser.add_argument("notebook", help="an executed instructor notebook, e.g. results/default/course/...")
-    args = parser.parse_args(argv)
-    m = re.match(r"lab(\d+)_", Path(args.notebook).name)
-    if m is None:
-        print(f"error: {args.notebook}: the file name does not start with lab<N>_", file=sys.stderr)
-        return 2
-    expected = sorted(k for k in ANSWERS if k.split(".")[0] == m.group(1))
-    verdicts = executed_verdicts(args.notebook)
-    bad = [k for k in expected if verdicts.get(k) != [RIGHT]] + sorted(set(verdicts) - set(expected))
-    for key in bad:
-        print(f"{args.notebook}: exercise {key}: {verdicts.get(key, ['no check printed'])}", file=sys.stderr)
-    print(f"{args.notebook}: {len(expected) - len([k for k in bad if k in expected])}/{len(expected)} right")
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
