@@ -62,7 +62,7 @@ course: $(STAMP)
 # once; your answers there are never overwritten; git ignores it). Delete a file there to get it fresh.
 course-open: $(STAMP)
 	mkdir -p course-work
-	cp -n notebooks/course/student/*.ipynb course-work/
+	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
 	$(BIN)/jupyter lab --notebook-dir=course-work
 
 test: $(STAMP)
