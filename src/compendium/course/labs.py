@@ -4,7 +4,7 @@
 page) and the tests (``tests/workflow/test_course_labs.py``: which parameters shrink a lab for ``make test``).
 ``compute_seconds`` is the full-size wall-clock time of the instructor notebook through papermill (kernel
 start-up included), from the ``benchmark:`` of ``snakemake course --cores 1`` under ``nice`` on the 2-core
-development machine, shared and loaded (load average 10-13; see ``docs/course.md``, "Timings").
+development machine, shared and loaded (load average 7-8; see ``docs/course.md``, "Timings").
 """
 
 from __future__ import annotations
@@ -50,32 +50,32 @@ LABS: tuple[Lab, ...] = (
         ("build paper A's group x cell table of COMPAS by hand",
          "compute chi-square, Cramér's V and adjusted residuals with scipy, then with fairstats",
          "say which cells drive the verdict and when the chi-square approximation fails"),
-        {"n_resamples": 99}, 52.4),
+        {"n_resamples": 99}, 34.1),
     Lab("lab2_filters", 2, "Change the filter, change the verdict?", 40,
         ("account for every person a filter removes",
          "re-run one test under several defensible filters",
          "tell a conclusion that survives every filter from one that depends on the choice"),
-        {"n_resamples": 99}, 39.1),
+        {"n_resamples": 99}, 32.8),
     Lab("lab3_folds", 3, "Folds are not independent", 50,
         ("estimate a test's false positive rate by simulation",
          "explain why cross-validation folds are dependent",
          "apply the corrected resampled t (Nadeau-Bengio) to paper B's Table II"),
-        {"n_datasets": 8}, 105.1),
+        {"n_datasets": 8}, 61.0),
     Lab("lab4_multiplicity", 4, "Many tests, few discoveries", 50,
         ("adjust paper B's battery with Holm and Benjamini-Hochberg and say which controls what",
          "show by simulation that the best subgroup's unadjusted p-value means nothing",
          "see the Westfall-Young max-T adjustment hold the family-wise error rate"),
-        {"n_null": 6, "n_null_resamples": 39}, 47.3),
+        {"n_null": 6, "n_null_resamples": 39}, 30.1),
     Lab("lab5_power", 5, "How many people do you need?", 45,
         ("compute the minimum detectable disparity of a rate difference",
          "read the three-way verdict (disparity / equivalent / inconclusive) of an audit",
          "estimate power by simulation on subsamples and plan the size of an audit"),
-        {"n_subsamples": 40, "n_resamples": 99}, 49.2),
+        {"n_subsamples": 40, "n_resamples": 99}, 22.2),
     Lab("lab6_erratum", 6, "Reading a paper critically", 50,
         ("recompute a published statistic from the raw per-fold values",
          "diagnose a formula from the ratio of a printed to a recomputed number",
          "check a distance on a few examples before trusting what is built on it"),
-        {"n_pairs": 3}, 56.7),
+        {"n_pairs": 3}, 25.9),
 )
 
 
