@@ -6,8 +6,8 @@ Our reading of the paper (II-J, II-K)
   their ``Y Dataframe with Probabilities - Fold 0.csv`` the mean score is higher for y = 1 than for y = 0).
   They are cut into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``, the last one closed.
 * Counted outcome: the text counts "positive outcomes (no recidivism)", i.e. y = ``favorable`` = 0, while
-  its formula writes P(y = 1 | S = s). ``favorable`` selects the outcome counted (default 1, the library's convention everywhere; the
-  paper's text is ``favorable=0``, which its reproduction passes).
+  its formula writes P(y = 1 | S = s). ``favorable`` selects the outcome counted (default 1, the library's
+  convention everywhere; the paper's text is ``favorable=0``, which its reproduction passes).
 * Calibration (Eq. 1–2), per bin i: α = protected people, θ = protected with the counted outcome,
   β = unprotected people, γ = unprotected with the counted outcome (all counts); λ = θ/α·β (the protected
   rate standardised to the unprotected bin size); χ² = Σ (λ − γ)²/γ on k − 1 df (k bins).

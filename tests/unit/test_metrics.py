@@ -14,7 +14,6 @@ from fairstats.metrics import (
     undefined_counts,
 )
 
-
 # The NIJ paper's columns and convention (favourable = 0, no recidivism), passed explicitly: the library's
 # defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.md).
 NIJ = dict(group="race", y_true="y_true", y_pred="y_pred", fold="fold", by=("model",), favorable=0)
