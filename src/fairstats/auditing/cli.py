@@ -37,7 +37,13 @@ from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
 from fairstats.search import SEARCH_METRICS
 
-__all__ = ["AuditError", "build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_DISPARITY", "EXIT_OK", "EXIT_WRITE", "AuditError", "build_parser", "main"]
+
+#: Exit statuses of ``fairstats audit`` (also in its --help and docs/cli.md).
+EXIT_OK = 0
+EXIT_WRITE = 1  # the output folder could not be written
+EXIT_BAD_INPUT = 2  # bad input or options: one line on stderr, nothing written
+EXIT_DISPARITY = 3  # --fail-on disparity and a comparison's verdict is 'disparity' (outputs written)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -113,6 +119,9 @@ their SHA-256 in DIR/.fairstats-audit): only those are ever replaced. Anything e
 or an input file inside DIR is refused. A symbolic link DIR stays a link (the folder it points to is
 replaced). On bad input nothing is written and the exit status is 2. Data values are shown as text in the
 report (code, escaped); in the CSV files a text value starting with = + - @ gets a leading apostrophe.
+
+exit status: 0 done; 1 the output folder could not be written; 2 bad input or options (nothing written);
+3 with --fail-on disparity, a verdict 'disparity' was found (outputs written); 130 Ctrl-C; 143 SIGTERM.
 
 example (COMPAS, favourable outcome = low risk = 0):
   fairstats audit compas.csv --group sex --group race --y-true y_true --y-pred y_pred \\
@@ -205,6 +214,44 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, default=20240607, metavar="S", help="random seed (default: 20240607)"
     )
     audit.add_argument("--out", required=True, metavar="DIR", help="output folder (see below)")
+    audit.add_argument(
+        "--reference", action="append", default=None, metavar="GROUP",
+        help="the group every other group is compared with (repeat for several groupings: each grouping uses "
+        "the first that is one of its groups; an intersection's label as tests.csv writes it); default: the "
+        "largest group",
+    )  # fmt: skip
+    audit.add_argument(
+        "--comparisons", choices=("reference", "pairs"), default="reference",
+        help="'reference': every group against the reference (default); 'pairs': every pair of groups once",
+    )  # fmt: skip
+    audit.add_argument(
+        "--json", action="store_true",
+        help="print a machine-readable summary (JSON) on standard output instead of the text summary",
+    )  # fmt: skip
+    audit.add_argument(
+        "--fail-on", choices=("disparity",), default=None,
+        help=f"exit with status {EXIT_DISPARITY} when any comparison's verdict is 'disparity' (for scheduled "
+        "jobs and CI gates); the outputs are written as usual",
+    )  # fmt: skip
+    rows = audit.add_argument_group(
+        "rows and decision",
+        "which rows are audited, and how the decision is made from --y-pred (both written into the report)",
+    )
+    rows.add_argument(
+        "--where", action="append", default=None, metavar="PREDICATE",
+        help="keep the rows for which this SQL predicate holds (repeatable, applied in order), e.g. "
+        "\"days_b_screening_arrest BETWEEN -30 AND 30\"; column references, constants, comparisons, "
+        "BETWEEN, IN (...), LIKE, IS NULL, CASE, casts and simple scalar functions only",
+    )  # fmt: skip
+    rows.add_argument(
+        "--y-pred-positive", metavar="L1,L2,...",
+        help="the --y-pred labels that count as the positive prediction, comma-separated (e.g. Medium,High); "
+        "the decision becomes 0/1",
+    )  # fmt: skip
+    rows.add_argument(
+        "--y-pred-threshold", metavar="T",
+        help="instead: --y-pred is a score, positive when >= T (the decision becomes 0/1)",
+    )  # fmt: skip
     # multi-level decisions (issue 17 A)
     levels = audit.add_argument_group(
         "multi-level decisions",
@@ -251,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``fairstats`` command line; return the exit status (0 ok, 2 bad input).
+    """Run the ``fairstats`` command line; return the exit status (:data:`EXIT_OK` and the others).
 
     Parameters
     ----------
@@ -262,7 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
-        130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+        3 with ``--fail-on disparity`` when a verdict is ``disparity``, 130 after Ctrl-C (SIGINT), 143 after
+        SIGTERM.
     """
     parser = build_parser()
     try:
@@ -288,7 +336,7 @@ def _audit_main(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         options, path, counts, out = _options_iv(args)
-        summary, warned = _run(options, path, counts, out)
+        summary, warned, done = _run(options, path, counts, out)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130
@@ -305,11 +353,18 @@ def _audit_main(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     for warning in warned:
         print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
-    print(summary)
-    return 0
+    if args.json:
+        import json
+
+        print(json.dumps(done.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print(summary)
+    if args.fail_on == "disparity" and done.has_disparity:
+        return EXIT_DISPARITY
+    return EXIT_OK
 
 
-def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[str, tuple[str, ...]]:
+def _run(options: AuditOptions, path: Path, counts: bool, out: Path):
     """``--out`` checked and the input read and checked (nothing written yet); then, in a work folder that
     replaces ``--out`` only when everything succeeded, the audit computed (:func:`fairstats.audit`'s code)
     and saved."""
@@ -326,7 +381,7 @@ def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[st
         return done["audit"].write_into(folder)
 
     notes = write_folder(out, (path,), compute_and_write, target=target)
-    return done["audit"].summary(out, notes=notes), started.warned
+    return done["audit"].summary(out, notes=notes), started.warned, done["audit"]
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
@@ -393,6 +448,11 @@ def _options_iv(args: argparse.Namespace) -> tuple[AuditOptions, Path, bool, Pat
         margin_ratio=args.margin_ratio,
         n_resamples=args.n_resamples,
         seed=args.seed,
+        reference=tuple(args.reference or ()),
+        comparisons=args.comparisons,
+        where=tuple(args.where or ()),
+        y_pred_positive=args.y_pred_positive or (),
+        y_pred_threshold=args.y_pred_threshold,
         **_multi_level_iv(args),
         **_search_options(args),
     )

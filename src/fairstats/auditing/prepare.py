@@ -193,6 +193,25 @@ def _columns_iv(
     return data
 
 
+def _levels_hint(text: np.ndarray, option: str) -> str | None:
+    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision."""
+    values = pd.unique(text)
+    if option != "--y-pred" or len(values) <= 2:
+        return None
+    numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    shown = ",".join(sorted(map(str, values))[:4]) + (",..." if len(values) > 4 else "")
+    if numeric:
+        return (
+            f"it has {len(values)} values: if it is a score, make the decision with --y-pred-threshold T "
+            "(positive when >= T), or audit its levels with --decision-levels "
+            f"{shown}"
+        )
+    return (
+        f"it has {len(values)} levels: name those that count as the positive prediction with "
+        f"--y-pred-positive, or audit every level with --decision-levels {shown}"
+    )
+
+
 def prepare(
     data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
 ) -> Prepared:
@@ -211,10 +230,12 @@ def prepare(
             bad = ~np.isin(text, ["0", "1"])
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
+                hint = _levels_hint(text, option)
                 raise AuditError(
                     f"{option}: column {column!r} has label {text[first]!r} "
                     f"(on {_where(data, first, source)}) "
-                    "outside the stated set {0, 1}; name the favourable label with --favorable"
+                    "outside the stated set {0, 1}; "
+                    + (hint or "name the favourable label with --favorable")
                 )
         favorable = "1"
         if "1" not in found:
@@ -238,11 +259,13 @@ def prepare(
                 bad = ~np.isin(text, allowed)
                 if bad.any():
                     first = int(np.flatnonzero(bad)[0])
+                    hint = _levels_hint(text, option)
                     raise AuditError(
                         f"{option}: column {column!r} has label {text[first]!r} (on "
                         f"{_where(data, first, source)}) outside the stated set {allowed!r}: "
                         "the audit needs "
                         f"two labels, the favourable {favorable!r} and one other; found {found[:6]!r}"
+                        + (f"; {hint}" if hint else "")
                     )
     others = [v for v in found if v != favorable]
     other = (
