@@ -21,6 +21,7 @@ include: "workflow/rules/authors_procedure.smk"
 include: "workflow/rules/battery.smk"
 include: "workflow/rules/inference.smk"
 include: "workflow/rules/subgroups.smk"
+include: "workflow/rules/monitoring.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/site.smk"
 

@@ -120,34 +120,50 @@ def _profile(sg: float, fg: float, sr: float, fr: float, delta: float) -> float:
 
 
 def rate_difference_e_value(
-    s_group: int, n_group: int, s_reference: int, n_reference: int, *, delta: float = 0.0
-) -> float:
+    s_group: object, n_group: object, s_reference: object, n_reference: object, *, delta: float = 0.0
+) -> float | np.ndarray:
     r"""E-process value against "the two rates differ by ``delta``", from the counts seen so far.
 
     Parameters
     ----------
-    s_group, n_group : int
-        Favourable outcomes and trials in the group (e.g. positive predictions and people for ``ppr``).
-    s_reference, n_reference : int
-        The same in the reference group.
+    s_group, n_group : int or array of int
+        Favourable outcomes and trials in the group so far (e.g. positive predictions and people for ``ppr``).
+    s_reference, n_reference : int or array of int
+        The same in the reference group. With ``delta = 0`` the four may be arrays (element-wise, e.g. many
+        simulated streams at once); otherwise scalars.
     delta : float, keyword-only, default 0
         Difference under the null, :math:`p_g - p_r = \delta` (0: no disparity).
 
     Returns
     -------
-    float
+    float or numpy.ndarray
         :math:`E_t(\delta)` of equation (2) in :class:`FairnessMonitor`'s Notes (1 before any data); by
-        Ville's
-        inequality the probability that it ever reaches :math:`1/\alpha` is at most α under the null.
+        Ville's inequality the probability that it ever reaches :math:`1/\alpha` is at most α under the null
+        (so an alarm is "the running maximum reached 1/α").
+
+    Raises
+    ------
+    ValueError
+        A count below 0 or above its number of trials, named with its position.
     """
+    counts = [np.asarray(x) for x in (s_group, n_group, s_reference, n_reference)]
+    for (s, n), name in zip(
+        ((counts[0], counts[1]), (counts[2], counts[3])), ("s_group", "s_reference"), strict=True
+    ):
+        bad = (s < 0) | (s > n)
+        if np.any(bad):
+            where = np.argwhere(np.atleast_1d(bad))[0].tolist()
+            raise ValueError(
+                f"`{name}`: {np.atleast_1d(s)[tuple(where)]} successes in "
+                f"{np.atleast_1d(n)[tuple(where)]} trials at position {where}"
+            )
     if delta == 0:
-        return float(np.exp(_log_e_null(s_group, n_group, s_reference, n_reference)))
-    sg, fg, sr, fr = (
-        float(s_group),
-        float(n_group - s_group),
-        float(s_reference),
-        float(n_reference - s_reference),
-    )
+        out = np.exp(_log_e_null(*counts))
+        return float(out) if out.ndim == 0 else out
+    if any(c.ndim for c in counts):
+        raise ValueError(f"`delta` = {delta!r}: arrays of counts are taken only with delta = 0")
+    sg, ng, sr, nr = (float(c) for c in counts)
+    fg, fr = ng - sg, nr - sr
     log_e = _log_mixture(sg, fg) + _log_mixture(sr, fr) - _profile(sg, fg, sr, fr, float(delta))
     return math.exp(min(log_e, 700.0))
 
