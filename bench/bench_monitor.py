@@ -1,4 +1,4 @@
-"""FairnessMonitor: 10^7 decisions in 1,000 batches, update time of the last 100 vs the first 100 (goal <= 1.5x).
+"""FairnessMonitor: 10^7 decisions in 1,000 batches; update time, last 100 vs first 100 (goal <= 1.5x).
 
 The monitor keeps four counts per comparison, so an update should cost the same after 10^3 or 10^7 decisions.
 Each batch (10,000 people in three groups, decisions and outcomes: three rates, two comparisons) is made from
@@ -25,9 +25,9 @@ from fairstats import FairnessMonitor
 def batch(rng: np.random.Generator, size: int) -> pd.DataFrame:
     group = rng.choice(np.array(["a", "b", "c"]), size=size, p=[0.5, 0.3, 0.2])
     rate = np.where(group == "c", 0.33, 0.3)
-    return pd.DataFrame(
-        {"g": group, "p": (rng.random(size) < rate).astype(np.int8), "y": (rng.random(size) < 0.4).astype(np.int8)}
-    )
+    decision = (rng.random(size) < rate).astype(np.int8)
+    outcome = (rng.random(size) < 0.4).astype(np.int8)
+    return pd.DataFrame({"g": group, "p": decision, "y": outcome})
 
 
 def library(n_batches: int, size: int, seed: int) -> list[float]:

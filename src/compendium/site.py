@@ -137,7 +137,7 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
 
 _STAGE_TITLES: tuple[tuple[str, str], ...] = (
     (r"monitoring",
-     "Beyond the papers \u2014 watching a deployed system: anytime-valid monitoring, simulated and on COMPAS"),
+     "Beyond the papers \u2014 watching a deployed system: anytime-valid monitoring, simulated and COMPAS"),
     (r"compas/subgroup_search",
      "Beyond the papers \u2014 which subgroup? COMPAS searched, p-values adjusted for the whole search"),
     (r"compas/violent_three_level",

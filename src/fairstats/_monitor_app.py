@@ -286,6 +286,11 @@ def _new_batches(files: list[Path], done: list[list[str]]) -> list[tuple[Path, s
     return new
 
 
+def _text(value: object) -> str:
+    """A data string for a figure: on one line, and with ``$`` escaped (Matplotlib would read mathtext)."""
+    return visible(value).replace("$", r"\$")
+
+
 def _draw(table: pd.DataFrame, path: Path, alpha: float) -> None:
     """The running confidence sequence and estimate of every comparison, one panel per rate."""
     import matplotlib
@@ -301,10 +306,10 @@ def _draw(table: pd.DataFrame, path: Path, alpha: float) -> None:
         rows = table[table["metric"] == metric]
         for group, part in rows.groupby("group", sort=True):
             x = [position[b] for b in part["batch"]]
-            (line,) = ax.plot(x, part["estimate"], lw=1.2, label=visible(group))
+            (line,) = ax.plot(x, part["estimate"], lw=1.2, label=_text(group))
             ax.fill_between(x, part["cs_low"], part["cs_high"], color=line.get_color(), alpha=0.2, lw=0)
         ax.axhline(0, color="black", lw=0.8)
-        ax.set_title(f"{metric}: group − {visible(rows['reference'].iloc[0])}")
+        ax.set_title(f"{metric}: group − {_text(rows['reference'].iloc[0])}")
         ax.set_xlabel("batch")
         ax.set_ylim(-1, 1)
     axes[0][0].set_ylabel(f"difference, {1 - alpha:.0%} confidence sequence")

@@ -197,3 +197,35 @@ def test_a_state_caught_between_the_two_renames_is_put_back(tmp_path):
     state.rename(tmp_path / f".st.fairstats-old-{dead.pid}-abc123")  # the swap's backup; no state folder
     assert main(args) == EXIT_ALARM
     assert snapshot(state) == before
+
+
+def test_hostile_group_labels_are_shown_as_text(tmp_path, capsys):
+    """Labels that look like a spreadsheet formula, mathtext or hold a line break stay text everywhere."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    rng = np.random.default_rng(11)
+    labels = np.array(["=1+2", "$\\alpha$", "x\ny"])
+    g = rng.choice(labels, 600)
+    p = (rng.random(600) < np.where(g == "x\ny", 0.7, 0.2)).astype(int)
+    pd.DataFrame({"g": g, "p": p}).to_csv(folder / "b1.csv", index=False)
+    state = tmp_path / "st"
+    assert main([str(folder), "--group", "g", "--y-pred", "p", "--state", str(state)]) == EXIT_ALARM
+    out = capsys.readouterr().out
+    assert "x⏎y" in out and all(line.startswith("batch b1.csv: ") for line in out.splitlines())
+    table = pd.read_csv(state / "monitor.csv", keep_default_na=False)
+    assert set(table["group"]) | set(table["reference"]) == {"'=1+2", "$\\alpha$", "x\ny"}
+
+
+def test_add_monitor_parser_makes_a_subcommand(tmp_path, capsys):
+    import argparse
+
+    from fairstats._monitor_app import add_monitor_parser, run_monitor
+
+    write_batches(tmp_path / "in", 2, gap=0.0)
+    top = argparse.ArgumentParser(prog="fairstats")
+    add_monitor_parser(top.add_subparsers(dest="command"))
+    args = top.parse_args(["monitor", str(tmp_path / "in"), *ARGS, "--state", str(tmp_path / "st")])
+    assert args.command == "monitor"
+    assert run_monitor(args) in (0, EXIT_ALARM)
+    assert (tmp_path / "st" / "monitor.json").is_file()
+    capsys.readouterr()
