@@ -71,7 +71,7 @@ def main() -> None:
     seed = config_seed()
     times = library(n_batches, size, seed)
     first, last = statistics.median(times[:k]), statistics.median(times[-k:])
-    name = f"monitor: update of the last {k} vs the first {k} of {n_batches} batches of {size:,}"
+    name = f"monitor: update of the last {k} vs the first {k} of {n_batches:,} batches of {size:,}"
     rows = [
         row(
             name,
