@@ -14,8 +14,8 @@ their names, feeds those it has not processed before to a :class:`fairstats.Fair
 ``monitor.png``
     the confidence sequences over the batches, drawn once per run that adds batches;
 ``.fairstats-audit``
-    the manifest of the audit's output folder (:mod:`fairstats.audit_folder`): the folder holds only files the
-    tool wrote, and is replaced by a finished work folder in one rename (a kill mid-update leaves the
+    the manifest of the audit's output folder (:mod:`fairstats.auditing.folder`): the folder holds only files
+    the tool wrote, and is replaced by a finished work folder in one rename (a kill mid-update leaves the
     previous state; the next run removes the leftovers, and puts back a state caught between the two
     renames of the swap).
 
@@ -45,8 +45,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairstats.audit import AuditError, read_predictions_file, spreadsheet_safe
-from fairstats.audit_folder import (
+from fairstats._format import figure_text, visible
+from fairstats.auditing.errors import AuditError
+from fairstats.auditing.folder import (
     MANIFEST,
     OutFolderError,
     check_out_folder,
@@ -54,7 +55,8 @@ from fairstats.audit_folder import (
     new_work_folder,
     swap_into_place,
 )
-from fairstats.audit_report import visible
+from fairstats.auditing.inputs import read_predictions_file
+from fairstats.auditing.result import spreadsheet_safe
 from fairstats.monitor import MONITOR_METRICS, FairnessMonitor, MonitorStatus
 from fairstats.reporting import one_line
 
@@ -286,11 +288,6 @@ def _new_batches(files: list[Path], done: list[list[str]]) -> list[tuple[Path, s
     return new
 
 
-def _text(value: object) -> str:
-    """A data string for a figure: on one line, and with ``$`` escaped (Matplotlib would read mathtext)."""
-    return visible(value).replace("$", r"\$")
-
-
 def _draw(table: pd.DataFrame, path: Path, alpha: float) -> None:
     """The running confidence sequence and estimate of every comparison, one panel per rate."""
     import matplotlib
@@ -306,10 +303,10 @@ def _draw(table: pd.DataFrame, path: Path, alpha: float) -> None:
         rows = table[table["metric"] == metric]
         for group, part in rows.groupby("group", sort=True):
             x = [position[b] for b in part["batch"]]
-            (line,) = ax.plot(x, part["estimate"], lw=1.2, label=_text(group))
+            (line,) = ax.plot(x, part["estimate"], lw=1.2, label=figure_text(group))
             ax.fill_between(x, part["cs_low"], part["cs_high"], color=line.get_color(), alpha=0.2, lw=0)
         ax.axhline(0, color="black", lw=0.8)
-        ax.set_title(f"{metric}: group − {_text(rows['reference'].iloc[0])}")
+        ax.set_title(f"{metric}: group − {figure_text(rows['reference'].iloc[0])}")
         ax.set_xlabel("batch")
         ax.set_ylim(-1, 1)
     axes[0][0].set_ylabel(f"difference, {1 - alpha:.0%} confidence sequence")
