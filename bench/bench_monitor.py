@@ -43,7 +43,10 @@ def library(n_batches: int, size: int, seed: int) -> list[float]:
 
 
 def command_line(n_old: int, n_new: int, size: int, seed: int) -> tuple[float, float]:
-    from fairstats._monitor_app import main
+    from fairstats.auditing.cli import main as fairstats_main
+
+    def main(argv: list[str]) -> int:
+        return fairstats_main(["monitor", *argv])
 
     rng = np.random.default_rng(seed + 1)
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,9 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats._monitor_app import EXIT_ALARM, main
+from fairstats.auditing.cli import main as fairstats_main
+from fairstats.auditing.monitor import EXIT_ALARM
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(args: list[str]) -> int:
+    """``fairstats monitor ARGS`` through the one command line."""
+    return fairstats_main(["monitor", *args])
 
 
 def write_batches(folder: Path, n: int, *, start: int = 0, seed: int = 3, gap: float = 0.2) -> list[Path]:
@@ -150,7 +156,7 @@ def test_refusals_are_one_line_exit_2(tmp_path, capsys, setup, match):
 def _run(args: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "MPLBACKEND": "Agg"}
     return subprocess.Popen(
-        [sys.executable, "-m", "fairstats._monitor_app", *args],
+        [sys.executable, "-m", "fairstats", "monitor", *args],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -219,7 +225,7 @@ def test_hostile_group_labels_are_shown_as_text(tmp_path, capsys):
 def test_add_monitor_parser_makes_a_subcommand(tmp_path, capsys):
     import argparse
 
-    from fairstats._monitor_app import add_monitor_parser, run_monitor
+    from fairstats.auditing.monitor import add_monitor_parser, run_monitor
 
     write_batches(tmp_path / "in", 2, gap=0.0)
     top = argparse.ArgumentParser(prog="fairstats")

@@ -1,5 +1,7 @@
 """``fairstats monitor``: batches of decisions into a state folder the tool owns; one line per state change.
 
+The ``monitor`` subcommand of the one command line (:mod:`fairstats.auditing.cli`), on top of the library's
+:class:`fairstats.FairnessMonitor`.
 ``fairstats monitor BATCHES... --group race --y-pred decision [--y-true outcome] --state monitor/`` reads the
 batch files (CSV or parquet; a folder stands for its ``*.csv``/``*.parquet`` files) in lexicographic order of
 their names, feeds those it has not processed before to a :class:`fairstats.FairnessMonitor`, and keeps in
@@ -31,7 +33,6 @@ folder could not be written; 130 / 143 after SIGINT / SIGTERM (state unchanged).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import io
 import json
@@ -55,12 +56,12 @@ from fairstats.auditing.folder import (
     new_work_folder,
     swap_into_place,
 )
-from fairstats.auditing.inputs import read_predictions_file
-from fairstats.auditing.result import spreadsheet_safe
 from fairstats.monitor import MONITOR_METRICS, FairnessMonitor, MonitorStatus
 from fairstats.reporting import one_line
 
-__all__ = ["EXIT_ALARM", "MonitorError", "MonitorOptions", "add_monitor_parser", "main", "run_monitor"]
+__all__ = [
+    "EXIT_ALARM", "MonitorError", "MonitorOptions", "add_monitor_parser", "monitor_main", "run_monitor",
+]
 
 #: Exit status when a comparison is in ``alarm`` (a disparity found).
 EXIT_ALARM = 1
@@ -162,18 +163,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--margin", type=_level, help="equivalence margin on the rate difference (none by default)"
     )
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # noqa: D401 - argparse's name
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """A stand-alone parser for ``fairstats monitor`` (until it is a subcommand of the one command line)."""
-    parser = _Parser(prog=_PROG, description=__doc__.split("\n\n")[0])
-    _arguments(parser)
-    return parser
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -327,6 +316,9 @@ def _line(status: MonitorStatus, alpha: float) -> str:
 
 def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> int:
     """Process the new batches into the state folder; return the exit status (see the module)."""
+    from fairstats.auditing.inputs import read_predictions_file
+    from fairstats.auditing.result import spreadsheet_safe
+
     if isinstance(options, argparse.Namespace):
         options = MonitorOptions(
             **{k: v for k, v in vars(options).items() if k in MonitorOptions.__dataclass_fields__}
@@ -396,12 +388,9 @@ def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signatu
     raise _Terminated
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``fairstats monitor`` as a program of its own (``python -m fairstats._monitor_app``)."""
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+def monitor_main(args: argparse.Namespace) -> int:
+    """Run ``fairstats monitor`` from its parsed arguments (:func:`add_monitor_parser`); SIGINT and SIGTERM
+    end with one line and exit status 130 / 143, the state unchanged."""
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return run_monitor(args)
@@ -413,8 +402,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-if __name__ == "__main__":
-    with contextlib.suppress(BrokenPipeError):
-        sys.exit(main())
