@@ -136,7 +136,12 @@ def add_monitor_parser(subparsers: argparse._SubParsersAction) -> argparse.Argum
     parser = subparsers.add_parser(
         "monitor",
         help="follow group rate differences batch after batch (anytime-valid; exit 1 on an alarm)",
-        description=__doc__.split("\n\n")[0],
+        description=(
+            "Follow group rate differences batch after batch with anytime-valid confidence sequences: the "
+            "batch files not seen before, in name order, into a state folder the tool owns (monitor.csv, "
+            "monitor.json, monitor.png); one line per comparison whose state changed. Exit status: 0 no "
+            "alarm, 1 an alarm, 2 bad input or a refused state, 3 the state could not be written."
+        ),
     )
     _arguments(parser)
     return parser
