@@ -22,6 +22,7 @@ from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
+from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate, rate_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
@@ -86,6 +87,7 @@ __all__ = [
     "DEFAULT_POWER",
     "DisparityBootstrapResult",
     "EmptyBinWarning",
+    "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
     "equal_confusion_test_parquet",
     "equal_confusion_test_table",
@@ -93,6 +95,7 @@ __all__ = [
     "EquivalenceResult",
     "EquivalenceUndefinedWarning",
     "fairness_through_awareness",
+    "FairnessMonitor",
     "fold_disparity",
     "fold_equivalence",
     "fold_ttest",
@@ -113,6 +116,10 @@ __all__ = [
     "mde_t",
     "METRIC_DEFINITIONS",
     "METRICS",
+    "MONITOR_METRICS",
+    "MONITOR_STATES",
+    "MonitorStatus",
+    "MonitorUpdate",
     "nearest_other_group",
     "Neighbours",
     "ordinal_shift_tests",
@@ -121,6 +128,8 @@ __all__ = [
     "OUTCOME_TESTS",
     "OutcomeTestsResult",
     "paired_table",
+    "rate_confidence_sequence",
+    "rate_difference_e_value",
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",
     "score_bins",

@@ -43,5 +43,6 @@ def all_targets():
         + inference_targets()
         + compas_levels_targets()
         + subgroups_targets()
+        + monitoring_targets()
         + report_targets()
     )

@@ -1,5 +1,6 @@
 """The ``fairstats`` command line (argument parsing and ``main``): ``fairstats audit`` checks anyone's
-predictions for group disparities.
+predictions for group disparities; ``fairstats monitor`` follows them batch after batch
+(:mod:`fairstats.auditing.monitor`).
 
 ``fairstats audit PREDICTIONS.csv --group race --y-true y --y-pred p --out audit/`` reads one row per person,
 runs paper A's equal confusion test for each ``--group`` column (and, with several, their intersection),
@@ -10,7 +11,7 @@ adjusts for multiple testing, and writes tables, figures and a plain-language re
 A thin shell: arguments -> :class:`~fairstats.auditing.AuditOptions` -> read the input
 (:mod:`fairstats.auditing.inputs`) -> the audit in memory (:func:`fairstats.audit`'s
 :func:`~fairstats.auditing.result.run`) -> :meth:`~fairstats.auditing.Audit.save`. One entry point with
-subcommands (``audit``; ``python -m fairstats`` runs it).
+subcommands (``audit``, ``monitor``; ``python -m fairstats`` runs it).
 
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
 that never occurs, an ``--out`` holding files the audit did not write) ends with one line
@@ -32,6 +33,7 @@ from fairstats._format import visible
 from fairstats._version import __version__
 from fairstats.auditing import options as opt
 from fairstats.auditing.errors import AuditError
+from fairstats.auditing.exits import EXIT_BAD_INPUT, EXIT_DISPARITY, EXIT_OK, EXIT_WRITE
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS, MAX_RESAMPLES, MIN_RESAMPLES, AuditOptions
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
@@ -39,11 +41,7 @@ from fairstats.search import SEARCH_METRICS
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_DISPARITY", "EXIT_OK", "EXIT_WRITE", "AuditError", "build_parser", "main"]
 
-#: Exit statuses of ``fairstats audit`` (also in its --help and docs/cli.md).
-EXIT_OK = 0
-EXIT_WRITE = 1  # the output folder could not be written
-EXIT_BAD_INPUT = 2  # bad input or options: one line on stderr, nothing written
-EXIT_DISPARITY = 3  # --fail-on disparity and a comparison's verdict is 'disparity' (outputs written)
+# Exit statuses of every subcommand (fairstats.auditing.exits; also in --help)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -130,7 +128,7 @@ example (COMPAS, favourable outcome = low risk = 0):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``fairstats`` argument parser (subcommand ``audit``)."""
+    """The ``fairstats`` argument parser (subcommands ``audit`` and ``monitor``)."""
     parser = _Parser(
         prog="fairstats",
         description="fairstats: is this group disparity real, or chance? Statistical fairness tests.",
@@ -294,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--search-metrics", nargs="+", type=_search_metric, default=None, metavar="M",
         help=f"rates compared: {', '.join(SEARCH_METRICS)} (default: {' '.join(DEFAULT_SEARCH_METRICS)})",
     )  # fmt: skip
+    from fairstats.auditing.monitor import add_monitor_parser  # the subcommand's options live with it
+
+    add_monitor_parser(sub)
     return parser
 
 
@@ -310,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
         3 with ``--fail-on disparity`` when a verdict is ``disparity``, 130 after Ctrl-C (SIGINT), 143 after
-        SIGTERM.
+        SIGTERM. ``fairstats monitor`` uses the same codes (3: an alarm is raised;
+        :mod:`fairstats.auditing.monitor`).
     """
     parser = build_parser()
     try:
@@ -320,6 +322,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "monitor":
+        from fairstats.auditing.monitor import monitor_main
+
+        return monitor_main(args)
     return _audit_main(args)
 
 
