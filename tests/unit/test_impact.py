@@ -464,3 +464,14 @@ def test_interval_coverage_simulation():
         ]
         hits += all(lo <= r <= hi for (lo, hi), r in zip(inside, (0.6, 0.8, 1.0), strict=True))
     assert hits / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps), hits / reps
+
+
+def test_order_of_rows_and_ties_for_the_most_selected():
+    df = _people({"b": (5, 10), "a": (10, 20), "c": (2, 10)})
+    result = impact_ratios(df, group="g", selected="s")
+    assert result.references == {"g": "a"}  # a and b tie at 0.5: the first in order is the reference
+    shuffled = impact_ratios(df.sample(frac=1, random_state=9), group="g", selected="s")
+    pd.testing.assert_frame_equal(result.table, shuffled.table)
+    record = result.to_record()
+    assert record["groupings"] == "g" and record["family_size"] == 2 and record["n"] == 40
+    assert "Miettinen-Nurminen" in record["method"]
