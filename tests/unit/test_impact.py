@@ -439,8 +439,9 @@ def test_interval_coverage_quick():
 @pytest.mark.slow
 def test_interval_coverage_simulation():
     """54 settings (n from 10 to 1,000, unequal sizes, reference rates 0.2/0.5/0.8, true ratios 0.5/0.8/1),
-    2,000 seeded replicates each: mean coverage within Monte-Carlo error of 95 %, no setting 3 points below;
-    and the Bonferroni family of three comparisons covers all three at least 95 % of the time."""
+    2,000 seeded replicates each: mean coverage not below 95 % beyond Monte-Carlo error (within it from
+    n = 100), no setting 3 points below; and the Bonferroni family of three comparisons covers all three at
+    least 95 % of the time."""
     sizes = [(10, 10), (15, 40), (30, 30), (50, 200), (100, 100), (1000, 1000)]
     reps, results = 2000, []
     for n1, n2 in sizes:
@@ -451,7 +452,13 @@ def test_interval_coverage_simulation():
     coverages = np.array([r[4] for r in results])
     defined = np.array([r[5] for r in results])
     se = np.sqrt(0.95 * 0.05 / defined.sum())
-    assert abs(coverages.mean() - 0.95) <= 3 * se + 0.005, results  # the score interval is not exact
+    # seen: mean 0.954 (MC SE 0.0007), 0.966 over the n = 10 settings, 0.949 over n = 1,000, lowest 0.940:
+    # never below nominal beyond Monte-Carlo error; conservative at the smallest sizes (the score interval is
+    # not exact), within Monte-Carlo error of nominal from n = 100 on
+    assert coverages.mean() >= 0.95 - 3 * se and coverages.mean() <= 0.96, results
+    large = [r for r in results if r[0] >= 100]
+    se_large = np.sqrt(0.95 * 0.05 / sum(r[5] for r in large))
+    assert abs(np.mean([r[4] for r in large]) - 0.95) <= 3 * se_large, large
     assert coverages.min() >= 0.92, min(results, key=lambda r: r[4])
     # family: three categories against one fixed reference, each interval at 1 - 0.05 / 3
     rng = np.random.default_rng(7)
