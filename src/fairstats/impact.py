@@ -355,6 +355,34 @@ def _count(data: object, columns: list[str], where: str) -> tuple[pd.DataFrame, 
     return table, declared
 
 
+def _declared_iv(categories, group_columns, table, unknown, missing_as_unknown, where) -> dict[str, list]:
+    """``categories`` checked: a dict of group columns to distinct values, covering every value found."""
+    if categories is None:
+        return {}
+    if not isinstance(categories, Mapping):
+        raise TypeError(f"`categories` must be a dict column -> list of values, got {categories!r}")
+    out = {}
+    for column, values in categories.items():
+        if column not in group_columns:
+            raise ValueError(f"`categories`: {column!r} is not a `group` column; they are {group_columns!r}")
+        if isinstance(values, str) or not isinstance(values, Sequence) or not values:
+            raise TypeError(f"`categories`[{column!r}] must be a non-empty list of values, got {values!r}")
+        values = list(dict.fromkeys(values))
+        found = table[column].to_numpy(dtype=object)
+        for value in found:
+            if (missing_as_unknown and _is_missing(np.array([value], dtype=object))[0]) or any(
+                _same(value, u) for u in unknown
+            ):
+                continue
+            if not any(_same(value, v) for v in values):
+                raise ValueError(
+                    f"{where}: column {column!r} has the value {value!r}, not among `categories`[{column!r}] "
+                    f"{values!r}"
+                )
+        out[column] = values
+    return out
+
+
 def _selected_iv(table: pd.DataFrame, selected: str, favorable: object, where: str) -> np.ndarray:
     """Each counted row's selection (``selected == favorable``), its column checked."""
     values = table[selected]
@@ -495,6 +523,7 @@ def impact_ratios(
     min_share: float | None = None,
     unknown: object = None,
     missing_as_unknown: bool = False,
+    categories: Mapping[str, Sequence[object]] | None = None,
     alpha: float = 0.05,
 ) -> ImpactRatiosResult:
     r"""Selection (or scoring) rates, impact ratios and three-way four-fifths verdicts per category.
@@ -535,6 +564,11 @@ def impact_ratios(
     missing_as_unknown : bool, default False
         Count missing group values (NaN/None/null) as unknown; without it a missing group value is an error,
         never dropped silently.
+    categories : dict column -> list of values, optional
+        The categories a group column must report (e.g. the EEO-1 race/ethnicity list): one declared without
+        anybody gets a row with n = 0 and an ``undefined`` ratio (for an intersection, every combination of
+        declared values); a value found in the data but not declared (nor unknown) is an error. A pandas
+        categorical column declares its categories itself.
     alpha : float, default 0.05
         Family-wise level: each interval is at ``1 - alpha / m`` (Bonferroni over the ``m`` categories
         compared, over all groupings), the verdicts read from it, and Holm's adjustment of the p-values.
@@ -627,6 +661,7 @@ def impact_ratios(
                              "be a group or decision column; rename it")
     where = "`data`"
     table, declared = _count(data, [*group_columns, selected], where)
+    declared.update(_declared_iv(categories, group_columns, table, unknown, missing_as_unknown, where))
     counts = table[COUNT_COLUMN].to_numpy()
     missing = _is_missing(table[selected].to_numpy(dtype=object))
     if missing.any():

@@ -482,3 +482,14 @@ def test_order_of_rows_and_ties_for_the_most_selected():
     record = result.to_record()
     assert record["groupings"] == "g" and record["family_size"] == 2 and record["n"] == 40
     assert "Miettinen-Nurminen" in record["method"]
+
+
+def test_declared_categories_report_the_empty_ones_and_refuse_undeclared_values():
+    df = _people({"a": (3, 10), "b": (5, 10)})
+    with pytest.warns(ImpactRatioUndefinedWarning, match=r"'c': no people"):
+        result = impact_ratios(df, group="g", selected="s", categories={"g": ["a", "b", "c"]})
+    assert list(result.table["category"]) == ["a", "b", "c"] and _row(result, "c")["role"] == "empty"
+    with pytest.raises(ValueError, match=r"column 'g' has the value 'b', not among `categories`\['g'\]"):
+        impact_ratios(df, group="g", selected="s", categories={"g": ["a", "c"]})
+    with pytest.raises(ValueError, match="is not a `group` column"):
+        impact_ratios(df, group="g", selected="s", categories={"h": ["a"]})
