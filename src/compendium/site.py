@@ -118,9 +118,9 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
     ),
     (
         r"impact_ratios",
-        "Impact ratios (LL144, the four-fifths rule): each category's rate of low-risk ratings divided by the "
-        "most selected category's, with its score interval at the family level (Bonferroni); the dashed line "
-        "is four fifths (0.8).",
+        "Impact ratios (LL144, the four-fifths rule): each category's rate of low-risk ratings divided by "
+        "the most selected category's, with its score interval at the family level (Bonferroni); the dashed "
+        "line is four fifths (0.8).",
     ),
     (
         r"forest_disparities",
