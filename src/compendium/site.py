@@ -132,6 +132,12 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "reference with its running 95% confidence sequence, per rate.",
     ),
     (
+        r"impact_ratios",
+        "Impact ratios (LL144, the four-fifths rule): each category's rate of low-risk ratings divided by "
+        "the most selected category's, with its score interval at the family level (Bonferroni); the dashed "
+        "line is four fifths (0.8).",
+    ),
+    (
         r"forest_disparities",
         "Beyond the papers: each group disparity (White - Black on NIJ, Caucasian - African-American on "
         "COMPAS) with a 95% bootstrap confidence interval (BCa, people resampled within their group), per "
@@ -147,6 +153,9 @@ _STAGE_TITLES: tuple[tuple[str, str], ...] = (
     (r"compas/violent_three_level",
      "Beyond the papers \u2014 COMPAS's three-level decision (Low / Medium / High): equal confusion test on "
      "the decision \u00d7 outcome cells, per-level shares and the ordinal test"),
+    (r"compas/impact_ratios",
+     "Beyond the papers \u2014 impact ratios in the regulators' terms: NYC Local Law 144's layout and the "
+     "four-fifths rule with its statistics, COMPAS low-risk ratings as selections"),
     (r"compas/(?P<name>\w+)", "Paper A \u2014 equal confusion fairness on COMPAS, filter preset '{name}'"),
     (r"nij/authors",
      "Paper B \u2014 the authors' committed per-fold results through the paper's formulas and correct tests"),

@@ -2,7 +2,8 @@
 
 Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
 McNemar mid-p, fairness through awareness, bootstrap intervals, multiplicity control, equivalence tests with
-the minimum detectable disparity and three-way verdicts, and the audit of predictions,
+the minimum detectable disparity and three-way verdicts, impact ratios under the four-fifths rule and NYC
+Local Law 144, and the audit of predictions,
 in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditing`) or as the
 ``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
 (``src/compendium``) uses this API and is not part of the library.
@@ -19,6 +20,7 @@ from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning,
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
+from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY, ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
@@ -101,7 +103,12 @@ __all__ = [
     "fold_ttest",
     "FoldDisparityResult",
     "FoldTTestResult",
+    "FOUR_FIFTHS",
+    "FOUR_FIFTHS_VERDICTS",
     "group_metrics",
+    "impact_ratios",
+    "ImpactRatiosResult",
+    "ImpactRatioUndefinedWarning",
     "level_rate_tests",
     "LevelRatesResult",
     "linear_by_linear_test",
@@ -145,6 +152,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "UndefinedResampleWarning",
     "UndefinedTestWarning",
+    "UNKNOWN_CATEGORY",
     "verdict_table",
     "VERDICTS",
     "welch_equivalence",

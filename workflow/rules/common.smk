@@ -44,5 +44,6 @@ def all_targets():
         + compas_levels_targets()
         + subgroups_targets()
         + monitoring_targets()
+        + impact_ratios_targets()
         + report_targets()
     )

@@ -121,9 +121,19 @@ report (code, escaped); in the CSV files a text value starting with = + - @ gets
 exit status: 0 done; 1 the output folder could not be written; 2 bad input or options (nothing written);
 3 with --fail-on disparity, a verdict 'disparity' was found (outputs written); 130 Ctrl-C; 143 SIGTERM.
 
+with --impact-ratios (no --y-true):
+  impact_ratios.csv       grouping, category, n, selected, selection_rate, impact_ratio,
+                          impact_ratio_ci_low, impact_ratio_ci_high, z_pvalue, fisher_pvalue,
+                          four_fifths, excluded_reason, ...
+  impact_ratios.png, report.md, report.html
+
 example (COMPAS, favourable outcome = low risk = 0):
   fairstats audit compas.csv --group sex --group race --y-true y_true --y-pred y_pred \\
       --favorable 0 --out compas-audit
+example (impact ratios in NYC Local Law 144's layout, selected = rated low risk):
+  fairstats audit compas.csv --impact-ratios --y-pred score_level --favorable Low \\
+      --standard ll144 --sex sex --race race --date compas_screening_date --min-share 0.02 \\
+      --out compas-impact
 """
 
 
@@ -157,12 +167,13 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--group",
         action="append",
-        required=True,
         metavar="COL",
         help="sensitive attribute column; repeat for several (their intersection is audited too)",
     )
-    audit.add_argument("--y-true", required=True, metavar="COL", help="column of the true outcome")
-    audit.add_argument("--y-pred", required=True, metavar="COL", help="column of the predicted outcome")
+    audit.add_argument(
+        "--y-true", metavar="COL", help="column of the true outcome (not with --impact-ratios)"
+    )
+    audit.add_argument("--y-pred", metavar="COL", help="column of the predicted outcome (or decision)")
     audit.add_argument(
         "--y-score", metavar="COL", help="column of a score in [0, 1] (adds calibration and balance tests)"
     )
@@ -292,10 +303,52 @@ def build_parser() -> argparse.ArgumentParser:
         "--search-metrics", nargs="+", type=_search_metric, default=None, metavar="M",
         help=f"rates compared: {', '.join(SEARCH_METRICS)} (default: {' '.join(DEFAULT_SEARCH_METRICS)})",
     )  # fmt: skip
+    # impact ratios, the four-fifths rule and NYC Local Law 144 (issue 25; fairstats.auditing.impact)
+    impact = audit.add_argument_group(
+        "impact ratios (the four-fifths rule, NYC Local Law 144)",
+        "selection rates (--y-pred = --favorable) or scoring rates (--scoring-rate) per category, impact "
+        "ratios against the most selected category with score intervals (Bonferroni), the three-way "
+        "four-fifths verdict, z and Fisher p-values (Holm), shortfall and reversal; writes "
+        "impact_ratios.csv, impact_ratios.png and the report; --y-true is not used",
+    )
+    impact.add_argument("--impact-ratios", action="store_true", help="audit impact ratios instead")
+    impact.add_argument(
+        "--scoring-rate", metavar="COL",
+        help="a score column: the rate is the share strictly above the whole sample's median (instead of "
+        "--y-pred)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--standard", choices=("ll144",),
+        help="ll144: NYC Local Law 144's layout (6 RCNY 5-300 ff.): --sex, --race and their intersection",
+    )  # fmt: skip
+    impact.add_argument("--sex", metavar="COL", help="sex column (with --standard ll144)")
+    impact.add_argument("--race", metavar="COL", help="race/ethnicity column (with --standard ll144)")
+    impact.add_argument("--date", metavar="COL", help="date column whose range the report gives")
+    impact.add_argument(
+        "--min-share", type=_level, metavar="S",
+        help="exclude categories below this share of the data from the ratios, keeping their row (LL144's 2 "
+        "%% rule: 0.02; the auditor must justify it; default: exclude nothing)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--missing-as-unknown", action="store_true",
+        help="count missing group values in an 'unknown' category (default: a missing value is an error)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--unknown", action="append", metavar="VALUE",
+        help="a group value meaning unknown (e.g. Declined), counted in the 'unknown' category; repeatable",
+    )  # fmt: skip
     from fairstats.auditing.monitor import add_monitor_parser  # the subcommand's options live with it
 
     add_monitor_parser(sub)
     return parser
+
+
+#: The options the binary audit needs (argparse's own message when one is missing, as before issue 25).
+_BINARY_REQUIRED = (("--group", "group"), ("--y-true", "y_true"), ("--y-pred", "y_pred"))
+#: Options of the impact-ratio audit only.
+_IMPACT_ONLY = (("--scoring-rate", "scoring_rate"), ("--standard", "standard"), ("--sex", "sex"),
+                ("--race", "race"), ("--date", "date"), ("--min-share", "min_share"),
+                ("--missing-as-unknown", "missing_as_unknown"), ("--unknown", "unknown"))  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -326,6 +379,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fairstats.auditing.monitor import monitor_main
 
         return monitor_main(args)
+    if not args.impact_ratios:
+        missing = [option for option, name in _BINARY_REQUIRED if getattr(args, name) is None]
+        if missing:
+            print(f"fairstats audit: error: the following arguments are required: {', '.join(missing)} "
+                  "(see 'fairstats audit --help')", file=sys.stderr)
+            return 2
     return _audit_main(args)
 
 
@@ -341,8 +400,14 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        options, path, counts, out = _options_iv(args)
-        summary, warned, done = _run(options, path, counts, out)
+        if args.impact_ratios:
+            if args.json or args.fail_on:
+                raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")
+            summary, warned = _run_impact(args)
+            done = None
+        else:
+            options, path, counts, out = _options_iv(args)
+            summary, warned, done = _run(options, path, counts, out)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130
@@ -390,6 +455,44 @@ def _run(options: AuditOptions, path: Path, counts: bool, out: Path):
     return done["audit"].summary(out, notes=notes), started.warned, done["audit"]
 
 
+def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
+    """``fairstats audit --impact-ratios``: options checked, ``--out`` checked, input read, impact ratios
+    computed and saved (:mod:`fairstats.auditing.impact`)."""
+    from fairstats.auditing.impact import ImpactOptions, read_impact_input, run_impact
+    from fairstats.auditing.inputs import Source
+    from fairstats.auditing.result import checked_out, write_folder
+
+    _audit_extra_iv()
+    if (args.predictions is None) == (args.counts is None):
+        raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
+    binary = (("--y-true", args.y_true), ("--y-score", args.y_score), ("--fold", args.fold),
+              ("--margin-ratio", args.margin_ratio), ("--decision-levels", args.decision_levels),
+              ("--outcome-levels", args.outcome_levels), ("--search", args.search))  # fmt: skip
+    for option, value in binary:
+        if value is not None:
+            raise AuditError(
+                f"{option} belongs to the outcome audit; --impact-ratios compares decisions only (run the "
+                "audit without --impact-ratios for the outcome tests)"
+            )
+    options = ImpactOptions(
+        groups=tuple(args.group or ()), decision=args.y_pred, favorable=args.favorable,
+        scoring=args.scoring_rate, standard=args.standard, sex=args.sex, race=args.race, date=args.date,
+        min_share=args.min_share, missing_as_unknown=args.missing_as_unknown,
+        unknown=tuple(args.unknown or ()), alpha=args.alpha,
+    )  # fmt: skip
+    path, out = Path(args.predictions if args.counts is None else args.counts), Path(args.out)
+    target = checked_out(out, (path,))
+    data = read_impact_input(path, options, counts=args.counts is not None)
+    done = {}
+
+    def compute_and_write(folder: Path) -> tuple[str, ...]:
+        done["audit"] = run_impact(data, options, Source.of_file(path, counts=args.counts is not None))
+        return done["audit"].write_into(folder)
+
+    write_folder(out, (path,), compute_and_write, target=target)
+    return done["audit"].summary(out), ()
+
+
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
 AUDIT_EXTRA = ("matplotlib", "seaborn", "jinja2", "mistune", "tqdm")
 
@@ -435,6 +538,9 @@ def _multi_level_iv(args: argparse.Namespace) -> dict:
 def _options_iv(args: argparse.Namespace) -> tuple[AuditOptions, Path, bool, Path]:
     """The checked options, the input file, whether it is a table of counts, and ``--out``."""
     _audit_extra_iv()
+    for option, name in _IMPACT_ONLY:
+        if getattr(args, name) not in (None, False):
+            raise AuditError(f"{option} belongs to --impact-ratios")
     if (args.predictions is None) == (args.counts is None):
         raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
     if args.counts is not None and (args.fold is not None or args.y_score is not None):
