@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -161,6 +162,37 @@ def test_installed_alone_it_brings_no_workflow_and_the_test_works(fresh_venv, tm
     assert res.returncode == 2, res.stdout + res.stderr
     assert "pip install 'fairstats[audit]'" in res.stderr and "matplotlib" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "audit").exists()
+
+
+def _readme_library_example() -> str:
+    """The README's library example: the python block after its ``readme-library-example`` marker."""
+    text = (ROOT / "README.md").read_text()
+    after = text[text.index("<!-- readme-library-example") :]
+    start = after.index("```python\n") + len("```python\n")
+    return after[start : after.index("```\n", start)]
+
+
+def test_the_readme_library_example_runs_on_the_library_alone(fresh_venv, wheel, wheelhouse, tmp_path):
+    """README: paper A's 4,020 people and chi-squared values from ProPublica's raw file with `where` and
+    `y_pred_positive` alone, with fairstats[audit] installed from the wheel (no compendium, no yaml)."""
+    python = fresh_venv / "bin" / "python"
+    _pip("--python", str(python), "install", "--no-index", "--find-links", str(wheelhouse), f"{wheel}[audit]")
+    assert not _installed(fresh_venv) & (FORBIDDEN | {"pyyaml"})
+    raw = tmp_path / "data" / "raw"
+    raw.mkdir(parents=True)
+    shutil.copy(ROOT / "data" / "raw" / "compas-scores-two-years-violent.csv", raw)
+    (tmp_path / "example.py").write_text(_readme_library_example())
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": ""}
+    res = subprocess.run([str(python), "example.py"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=900, env=env)  # fmt: skip
+    assert res.returncode == 0, res.stdout + res.stderr
+    # paper A, Sec. IV / the compendium's equal_confusion_tests.csv: 59.22, 214.80, 292.56 over 4,020 people
+    assert "fairstats audit: 4,020 people" in res.stdout
+    for statistic in ("59.22", "214.80", "292.56"):
+        assert f"chi2 = {statistic:>8}" in res.stdout, res.stdout
+    equal = pd.read_csv(tmp_path / "compas-audit" / "equal_confusion.csv")
+    assert equal["statistic"].round(2).tolist() == [59.22, 214.80, 292.56]
+    assert equal["n"].tolist() == [4020] * 3
 
 
 def test_audit_works_with_the_audit_extra(fresh_venv, wheel, wheelhouse, tmp_path):
