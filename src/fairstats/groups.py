@@ -80,9 +80,20 @@ def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
     data = checked_frame(data, columns).frame
     if len(columns) == 1:
         labels = data[columns[0]].astype(str).to_numpy(dtype=object)
-    else:
-        rows = zip(*(data[c].to_numpy(dtype=object) for c in columns), strict=True)
-        labels = np.array([intersection_label(row) for row in rows], dtype=object)
+    else:  # one label per distinct combination, not per row: factorize each column, label the combinations
+        # on the values' text, which is all a label depends on (1 and 1.0 hash alike but read "1", "1.0")
+        factors = [pd.factorize(data[c].astype(str).to_numpy(dtype=object)) for c in columns]
+        shape = [max(len(u), 1) for _, u in factors]
+        flat = np.ravel_multi_index([codes for codes, _ in factors], shape)
+        combos, inverse = np.unique(flat, return_inverse=True)
+        parts = np.unravel_index(combos, shape)
+        uniques = [u for _, u in factors]
+        names = np.array(
+            [intersection_label([u[i] for u, i in zip(uniques, idx, strict=True)])
+             for idx in zip(*parts, strict=True)],
+            dtype=object,
+        )  # fmt: skip
+        labels = names.take(inverse.ravel())
     return pd.Series(labels, index=data.index, name=" x ".join(columns))
 
 
