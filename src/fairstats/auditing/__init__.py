@@ -4,8 +4,9 @@ A wing of its own on top of the statistics (which never import it): options chec
 (:mod:`~fairstats.auditing.options`), inputs read (:mod:`~fairstats.auditing.inputs`) and prepared
 (:mod:`~fairstats.auditing.prepare`), the tables as a pure function (:mod:`~fairstats.auditing.tables`,
 :mod:`~fairstats.auditing.levels`, :mod:`~fairstats.auditing.search`), the :class:`Audit` object
-(:mod:`~fairstats.auditing.result`) and what saves it: figures, report and templates, the output folder; the
-command line (:mod:`~fairstats.auditing.cli`).
+(:mod:`~fairstats.auditing.result`) and what saves it: figures, report and templates (with
+:mod:`~fairstats.auditing.methods` and :mod:`~fairstats.auditing.provenance`), the PDF
+(:mod:`~fairstats.auditing.pdf`), the output folder; the command line (:mod:`~fairstats.auditing.cli`).
 """
 
 from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning

@@ -16,7 +16,7 @@ import pandas as pd
 from fairstats._format import figure_text
 from fairstats.reporting import one_line
 
-__all__ = ["draw_figures", "figure_alt", "figure_name"]
+__all__ = ["draw_figures", "figure_alt", "figure_name", "report_figures"]
 
 
 def figure_name(kind: str, grouping: str, used: set[str]) -> str:
@@ -35,7 +35,13 @@ def figure_name(kind: str, grouping: str, used: set[str]) -> str:
 
 #: Figures show at most this many groups (those that stand out most; the tables hold all of them).
 _MAX_FIGURE_GROUPS = 40
-def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[dict]:
+def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[str]:
+    """Draw the residual heat maps of ``audit.results`` and the disparity plots of ``tests`` into ``folder``;
+    return the file names (:func:`report_figures` for what the report needs to know about each)."""
+    return [f["file"] for f in report_figures(audit, tests, folder, labels)]
+
+
+def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[dict]:
     """Draw the residual heat maps of ``audit.results`` and the disparity plots of ``tests`` into ``folder``;
     return one dict per figure: ``file`` (its name), ``grouping``, ``kind`` and ``alt`` (what it shows, in
     words, for the report's alt text).

@@ -185,13 +185,13 @@ class Audit:
     def write_into(self, folder: Path, *, pdf: bool = False) -> tuple[str, ...]:
         """Write the audit's files into the work folder ``folder`` (``pdf``: also ``report.pdf``); return
         the notes the report lists (with the warnings drawing the figures raised)."""
-        from fairstats.auditing.figures import draw_figures
+        from fairstats.auditing.figures import report_figures
         from fairstats.auditing.report import write_report
         from fairstats.auditing.search import draw_search_figure
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            figures = draw_figures(self, self.tests, folder, self.labels)
+            figures = report_figures(self, self.tests, folder, self.labels)
             if self.search is not None:
                 alt = (
                     "Bar chart of the subgroup search's top comparisons: each subgroup's rate beside the "
