@@ -530,6 +530,7 @@ def grouping_sections(audit, figures: list[dict], equal_rows: list[dict]) -> lis
                 "name": name,
                 "reference": audit.references.get(name),
                 "n_groups": len(audit.sizes.get(name, {})),
+                "sizes": _sizes_item(name, audit.sizes.get(name, {})),
                 "equal": eq,
                 "flagged": [
                     {"group": r["group"], "cell": r["cell"], "observed": int(r["observed"]),
