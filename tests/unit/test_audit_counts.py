@@ -147,6 +147,6 @@ def test_many_groups_give_outcome_tests_numbers_and_a_bounded_report(tmp_path, c
         np.testing.assert_array_equal(ours[columns].to_numpy(float), res[columns].to_numpy(float))
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "… and 30 more groups of " in report
-    assert "Shown: the 200 of 1,603 comparisons with the smallest adjusted p-values" in report
-    verdicts = report.split("(three-way verdicts)")[1].split("## Figures")[0]
-    assert sum(line.startswith("- ") for line in verdicts.splitlines()) == 1 + 200  # equal confusion + 200
+    assert "… and 1,403 more comparisons (shown: the 200 with the smallest adjusted p-values" in report
+    table = report.split("### Comparisons with `g017`")[1].split("… and 1,403 more")[0]
+    assert sum(line.startswith("| `g") for line in table.splitlines()) == 200

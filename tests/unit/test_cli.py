@@ -142,9 +142,10 @@ def test_tests_csv_has_three_way_verdicts(audited):
     assert {"cramers_v_upper", "equivalence_pvalue", "mde", "verdict"} <= set(equal.columns)
     assert (equal["cramers_v_upper"] >= equal["cramers_v"]).all()
     report = (out / "report.md").read_text()
-    assert "three-way verdicts" in report and "**equivalent**" in report or "**inconclusive**" in report
+    assert "Three-way verdicts (margin 0.1)" in report and "| **disparity** |" in report
+    assert "| inconclusive |" in report
     page = (out / "report.html").read_text()
-    assert "(three-way verdicts)</h2>" in page and "<strong>disparity</strong>" in page
+    assert "<h2>Verdicts</h2>" in page and "<strong>disparity</strong>" in page
 
 
 def test_margin_options_change_the_verdicts(compas, tmp_path, capsys):
@@ -163,12 +164,12 @@ def test_margin_options_change_the_verdicts(compas, tmp_path, capsys):
 def test_report_is_plain_language_markdown_and_html(audited):
     _, out = audited
     report = (out / "report.md").read_text()
-    for phrase in ("## What was checked", "the groups differ", "favourable outcome is `0`", "Holm",
-                   "![residuals_race.png](residuals_race.png)"):  # fmt: skip
+    for phrase in ("## What was audited", "the groups differ", "favourable outcome is `0`", "Holm",
+                   "![Heat map of the adjusted residuals by race: ", "](residuals_race.png)"):  # fmt: skip
         assert phrase in report
     page = (out / "report.html").read_text()
-    assert page.startswith("<!DOCTYPE html>") and "<h1>Fairness audit</h1>" in page
-    assert '<img src="residuals_race.png"' in page
+    assert page.startswith("<!DOCTYPE html>") and "<h1>Fairness audit of <code>compas.csv</code></h1>" in page
+    assert 'src="residuals_race.png"' in page
 
 
 def test_summary_is_printed(compas, tmp_path, capsys):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import shlex
 import signal
 import sys
 from collections.abc import Sequence
@@ -104,7 +105,9 @@ What it does:
 
 _AUDIT_EPILOG = """\
 outputs (in DIR):
-  report.md, report.html  plain-language report
+  report.md, report.html  plain-language report (report.pdf with --pdf); its date is the time of
+                          writing, or SOURCE_DATE_EPOCH (seconds since 1970, UTC) when set, so that two
+                          runs write the same bytes
   equal_confusion.csv     grouping, statistic, df, pvalue, cramers_v, n, min_expected, cochran_ok, ...
   residuals.csv           grouping, group, cell, observed, expected, adjusted_residual, flag_3_29,
                           flag_bonferroni
@@ -223,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, default=20240607, metavar="S", help="random seed (default: 20240607)"
     )
     audit.add_argument("--out", required=True, metavar="DIR", help="output folder (see below)")
+    audit.add_argument(
+        "--pdf", action="store_true",
+        help="also write report.pdf (report.html printed by headless Chromium; exit 2 if none is found)",
+    )  # fmt: skip
     audit.add_argument(
         "--reference", action="append", default=None, metavar="GROUP",
         help="the group every other group is compared with (repeat for several groupings: each grouping uses "
@@ -368,6 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         :mod:`fairstats.auditing.monitor`).
     """
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed by argparse
@@ -375,6 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    args.command_line = shlex.join(["fairstats", *argv])  # the report's provenance block
     if args.command == "monitor":
         from fairstats.auditing.monitor import monitor_main
 
@@ -407,7 +416,14 @@ def _audit_main(args: argparse.Namespace) -> int:
             done = None
         else:
             options, path, counts, out = _options_iv(args)
-            summary, warned, done = _run(options, path, counts, out)
+            from fairstats.auditing.provenance import report_date
+
+            report_date()  # a bad SOURCE_DATE_EPOCH stops here, before the input is read
+            if args.pdf:
+                from fairstats.auditing.pdf import find_renderer
+
+                find_renderer()  # before anything is read or written
+            summary, warned, done = _run(options, path, counts, out, command=args.command_line, pdf=args.pdf)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130
@@ -435,10 +451,20 @@ def _audit_main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run(options: AuditOptions, path: Path, counts: bool, out: Path):
+def _run(
+    options: AuditOptions,
+    path: Path,
+    counts: bool,
+    out: Path,
+    *,
+    command: str | None = None,
+    pdf: bool = False,
+) -> tuple[str, tuple[str, ...], object]:
     """``--out`` checked and the input read and checked (nothing written yet); then, in a work folder that
     replaces ``--out`` only when everything succeeded, the audit computed (:func:`fairstats.audit`'s code)
-    and saved."""
+    and saved (``command``: the command line for the report; ``pdf``: also ``report.pdf``)."""
+    from dataclasses import replace
+
     from fairstats.auditing.inputs import Source, read_input
     from fairstats.auditing.result import checked_out, start, write_folder
 
@@ -448,8 +474,8 @@ def _run(options: AuditOptions, path: Path, counts: bool, out: Path):
     done = {}
 
     def compute_and_write(folder: Path) -> tuple[str, ...]:
-        done["audit"] = started.finish()
-        return done["audit"].write_into(folder)
+        done["audit"] = replace(started.finish(), command=command)
+        return done["audit"].write_into(folder, pdf=pdf)
 
     notes = write_folder(out, (path,), compute_and_write, target=target)
     return done["audit"].summary(out, notes=notes), started.warned, done["audit"]

@@ -1,12 +1,19 @@
-"""What a bad audit input raises or warns: :class:`AuditError` (one line, exit status 2) and the warnings."""
+"""What a bad audit input raises or warns: :class:`AuditError` (one line, exit status 2) and the warnings.
+
+:class:`PdfRendererError` (an :class:`AuditError`): the PDF was asked for and no renderer is installed.
+"""
 
 from __future__ import annotations
 
-__all__ = ["AuditError", "GroupWhitespaceWarning"]
+__all__ = ["AuditError", "GroupWhitespaceWarning", "PdfRendererError"]
 
 
 class AuditError(ValueError):
     """Bad input to the audit: the message is one line (the CLI prints it and exits with status 2)."""
+
+
+class PdfRendererError(AuditError):
+    """``--pdf`` / ``save(pdf=True)`` without a headless Chromium to print the report (one line, exit 2)."""
 
 
 class GroupWhitespaceWarning(UserWarning):

@@ -123,6 +123,7 @@ def _environment(kind: str):
             keep_trailing_newline=True,
         )
         env.filters["code"] = lambda v: Markup("<code>{}</code>").format(escape(visible(v)))
+        env.filters["tcode"] = env.filters["code"]
         env.filters["own_file"] = _own_file_name
         return env
 
@@ -137,11 +138,12 @@ def _environment(kind: str):
         keep_trailing_newline=True,
     )
     env.filters["code"] = lambda v: Markup(markdown_code(v))
+    env.filters["tcode"] = lambda v: Markup(markdown_code(v, table=True))
     env.filters["own_file"] = _own_file_name
     return env
 
 
-def _report_context(audit, notes: tuple[str, ...], figures: list[str]) -> dict:
+def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
     options, equal, residuals, tests = audit.options, audit.equal_confusion, audit.residuals, audit.tests
     fav, other = audit.labels
     first = next(iter(audit.results.values()))
@@ -314,7 +316,7 @@ def _describer(fav: str, other: str, code):
     return describe
 
 
-def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[str]) -> None:
+def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[dict]) -> None:
     """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
     Every data-derived string (group values, column names, labels, the input's file name, notes quoting
@@ -324,7 +326,29 @@ def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[str]
     ``search``: the context of the subgroup search section (:class:`fairstats.auditing.search.SearchSection`),
     or None.
     """
+    from fairstats.auditing.methods import methods
+    from fairstats.auditing.provenance import input_hashes, report_date, versions
+
     context = _report_context(audit, notes, figures)
+    context["sections"] = grouping_sections(audit, figures, context["equal"])
+    context["summary"] = summary_rows(audit, context["equal"])
+    context["headline"] = headline(audit, context["equal"])
+    context["methods"] = methods(audit)  # fairstats.auditing.methods
+    context["columns"] = [heading for heading, _ in COMPARISON_COLUMNS]
+    context["decision_rule"] = audit.decision_rule
+    context["filters"] = [(predicate, f"{int(removed):,}") for predicate, removed in audit.filters]
+    hashes, more_files = input_hashes(audit.source.path)
+    context["provenance"] = {
+        "hashes": hashes,
+        "more_files": more_files,
+        "kind": audit.source.kind,
+        "command": audit.command or "(not recorded)",
+        "date": report_date(),
+        "versions": versions(),
+        "seed": audit.options.seed,
+        "n_resamples": audit.options.n_resamples,
+    }
+    context["other_figures"] = [f for f in figures if f["grouping"] is None]
     levels = audit.level_context
     search = audit.search.context if audit.search is not None else None
     context["levels"] = levels  # multi-level decisions (issue 17 A); None for a two-level decision
@@ -392,3 +416,200 @@ def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
     if notes:
         lines.append(f"  {len(notes)} note(s): see the report")
     return lines
+
+
+# --------------------------------------------------------------------------------------------------------
+# the report's first screen, the sections per grouping, methods and provenance (issue 30, item 3)
+# --------------------------------------------------------------------------------------------------------
+
+#: The comparison table's columns: (heading, how a click on it sorts). "text": by the text, "value": by the
+#: number (NaN last), "verdict": disparity first. Column 0 is the order of tests.csv.
+COMPARISON_COLUMNS = (
+    ("group", "order"),
+    ("measure", "text"),
+    ("group value", "value"),
+    ("reference", "value"),
+    ("difference", "value"),
+    ("95% interval, unadjusted", "value"),
+    ("Holm p", "value"),
+    ("verdict", "verdict"),
+    ("MDE", "value"),
+)
+_VERDICT_ORDER = {"disparity": 0, "inconclusive": 1, "equivalent": 2, "undefined": 3}
+
+
+def _f3(value: float, sign: bool = False) -> str:
+    if not np.isfinite(value):
+        return "n/a"
+    return f"{value:+.3f}" if sign else f"{value:.3f}"
+
+
+def _ranks(frame: pd.DataFrame) -> list[list[int]]:
+    """For each row of ``frame`` (the comparisons shown) its position when sorted by each column of
+    :data:`COMPARISON_COLUMNS` (1-based, stable, NaN last): the CSS ``order`` of the sortable table."""
+    n = len(frame)
+    order = np.arange(n)
+    keys = [
+        order,
+        frame["metric"].astype(str).to_numpy(),
+        frame["value_group"].to_numpy(dtype=float),
+        frame["value_reference"].to_numpy(dtype=float),
+        frame["estimate"].to_numpy(dtype=float),
+        frame["ci_low"].to_numpy(dtype=float),
+        frame["pvalue_adj"].to_numpy(dtype=float),
+        np.array([_VERDICT_ORDER.get(v, 4) for v in frame["verdict"]]),
+        frame["mde"].to_numpy(dtype=float),
+    ]
+    ranks = []
+    for key in keys:
+        if key.dtype.kind == "f":
+            nan = np.isnan(key)
+            sorted_idx = np.lexsort((order, np.where(nan, 0, key), nan))
+        else:
+            sorted_idx = np.lexsort((order, key))
+        rank = np.empty(n, dtype=int)
+        rank[sorted_idx] = np.arange(1, n + 1)
+        ranks.append(rank.tolist())
+    return [[ranks[c][i] for c in range(len(keys))] for i in range(n)]
+
+
+def _comparison_rows(part: pd.DataFrame) -> tuple[list[dict], str]:
+    """The comparisons of one grouping for the report's table (at most :data:`_MAX_LISTED`, those with the
+    smallest adjusted p-values, in the order of tests.csv) and the line on those left out."""
+    shown, left = _first_listed(part, part["pvalue_adj"].to_numpy(dtype=float))
+    shown = shown.sort_index(kind="stable")
+    rows = []
+    for r, rank in zip(shown.to_dict(orient="records"), _ranks(shown), strict=True):
+        calibration = r["metric"] == "calibration"
+        interval = (
+            "n/a" if calibration or not (np.isfinite(r["ci_low"]) and np.isfinite(r["ci_high"]))
+            else f"{r['ci_low']:+.3f} to {r['ci_high']:+.3f}"
+        )  # fmt: skip
+        rows.append(
+            {
+                "group": r["group"],
+                "metric": r["metric"],
+                "value_group": "" if calibration else _f3(r["value_group"]),
+                "value_reference": "" if calibration else _f3(r["value_reference"]),
+                "estimate": "" if calibration else _f3(r["estimate"], sign=True),
+                "interval": interval,
+                "p_adj": _p(r["pvalue_adj"]),
+                "verdict": r["verdict"],
+                "mde": _f3(r["mde"]),
+                "order": rank,
+            }
+        )
+    more = (
+        f"… and {left:,} more comparisons (shown: the {_MAX_LISTED} with the smallest adjusted p-values; "
+        "tests.csv has every one)"
+        if left
+        else ""
+    )
+    return rows, more
+
+
+def _counts(values: pd.Series) -> dict[str, int]:
+    counts = values.value_counts()
+    return {v: int(counts.get(v, 0)) for v in ("disparity", "equivalent", "inconclusive", "undefined")}
+
+
+def grouping_sections(audit, figures: list[dict], equal_rows: list[dict]) -> list[dict]:
+    """One report section per grouping: its equal confusion result, flagged cells, comparisons and
+    figures (``figures``: dicts with ``file``, ``grouping``, ``kind``, ``alt``)."""
+    tests, residuals = audit.tests, audit.residuals
+    sections = []
+    for k, (name, eq) in enumerate(zip(audit.equal_confusion["grouping"], equal_rows, strict=True)):
+        part = tests[tests["grouping"] == name] if len(tests) else tests
+        rows, more = _comparison_rows(part) if len(part) else ([], "")
+        mine = residuals[(residuals["grouping"] == name) & residuals["flag_bonferroni"]]
+        flagged, flagged_left = _first_listed(mine, -mine["adjusted_residual"].abs().to_numpy())
+        sections.append(
+            {
+                "id": f"grouping-{k + 1}",
+                "index": k + 1,
+                "name": name,
+                "reference": audit.references.get(name),
+                "n_groups": len(audit.sizes.get(name, {})),
+                "sizes": _sizes_item(name, audit.sizes.get(name, {})),
+                "equal": eq,
+                "flagged": [
+                    {"group": r["group"], "cell": r["cell"], "observed": int(r["observed"]),
+                     "expected": f"{r['expected']:.1f}", "residual": f"{r['adjusted_residual']:+.1f}"}
+                    for r in flagged.to_dict(orient="records")
+                ],  # fmt: skip
+                "flagged_more": f"… and {flagged_left:,} more (residuals.csv has every one)"
+                if flagged_left
+                else "",
+                "comparisons": rows,
+                "comparisons_more": more,
+                "figures": [f for f in figures if f["grouping"] == name],
+            }
+        )
+    return sections
+
+
+def summary_rows(audit, equal_rows: list[dict]) -> list[dict]:
+    """The first screen's table: one row per grouping (equal confusion test and verdict counts)."""
+    tests = audit.tests
+    out = []
+    for row, eq in zip(audit.equal_confusion.to_dict(orient="records"), equal_rows, strict=True):
+        part = tests[tests["grouping"] == row["grouping"]] if len(tests) else tests
+        counts = _counts(part["verdict"]) if len(part) else dict.fromkeys(_VERDICT_ORDER, 0)
+        out.append(
+            {
+                "grouping": row["grouping"],
+                "n_groups": len(audit.sizes.get(row["grouping"], {})),
+                "chi2": eq["chi2"],
+                "df": eq["df"],
+                "p": _p(row["pvalue"]),
+                "v": eq["v"],
+                "differ": eq["verdict"],
+                "v_verdict": row.get("verdict", ""),
+                "n": len(part),
+                **counts,
+            }
+        )
+    return out
+
+
+def headline(audit, equal_rows: list[dict]) -> list[str]:
+    """The verdicts in three plain sentences (the templates escape them)."""
+    from fairstats.reporting import one_line
+
+    options, tests = audit.options, audit.tests
+    differ = [one_line(g) for g, r in zip(audit.equal_confusion["grouping"], equal_rows, strict=True)
+              if r["verdict"] == "the groups differ"]  # fmt: skip
+    alike = [one_line(g) for g in audit.equal_confusion["grouping"] if one_line(g) not in differ]
+
+    def names(items: list[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    if differ:
+        first = f"The confusion matrices of the groups differ by {names(differ)} (equal confusion test, α = "
+        first += f"{options.alpha:g})" + (f"; no clear difference by {names(alike)}." if alike else ".")
+    else:
+        first = f"No clear difference between the groups' confusion matrices by {names(alike)} "
+        first += f"(equal confusion test, α = {options.alpha:g})."
+    if audit.level_context is not None:
+        lv = audit.level_context
+        counts = ", ".join(f"{k} {v}" for v, k in lv["verdict_counts"])
+        second = (
+            f"The shares of people at each decision level were compared with the largest group's in "
+            f"{lv['total']} comparisons, with Holm's adjustment."
+        )
+        third = f"Verdicts: {counts}."
+        return [first, second, third]
+    if not len(tests):
+        return [first, "No group could be compared with a reference group.", "There are no verdicts."]
+    total = int(tests["pvalue"].notna().sum())
+    n_holm = int(tests["significant_adj"].sum())
+    second = (
+        f"{n_holm} of {total} comparisons of a group's rates with its grouping's reference group are "
+        f"significant after Holm's adjustment ({int(tests['significant'].sum())} before adjustment)."
+    )
+    c = _counts(tests["verdict"])
+    third = (
+        f"Three-way verdicts ({options.margin_text}): {c['disparity']} disparity, {c['equivalent']} "
+        f"equivalent, {c['inconclusive']} inconclusive (the data cannot tell), {c['undefined']} undefined."
+    )
+    return [first, second, third]

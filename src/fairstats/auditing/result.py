@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -67,9 +68,14 @@ class Audit:
     warnings : tuple of str
         Warnings about the input (:class:`GroupWhitespaceWarning`), printed by the CLI.
     decision_rule : str or None
-        The rule that made the decision from ``y_pred`` (``y_pred_positive``, ``y_pred_threshold``), in words.
+        How the prediction was derived from the input, in words (e.g. ``'positive prediction when
+        score_text is "Medium" or "High"'``); None: the ``y_pred`` column as given. Shown on the report's
+        first screen.
     filters : tuple of (str, int)
-        Each ``where`` predicate, in order, with the number of people it removed.
+        Each row filter (a ``--where`` predicate) and the number of rows it removed, in order.
+    command : str or None
+        The exact command line (``fairstats audit ...``) or :func:`fairstats.audit` call that made the audit,
+        for the report's provenance block.
     """
 
     options: AuditOptions
@@ -90,8 +96,9 @@ class Audit:
     warnings: tuple[str, ...]
     _notes_before: tuple[str, ...]  # notes that arose before the figures were drawn
     _notes_after: tuple[str, ...]  # and after (the subgroup search's warnings)
-    decision_rule: str | None = None  # --y-pred-positive / --y-pred-threshold, in words
-    filters: tuple[tuple[str, int], ...] = ()  # each --where predicate and the people it removed
+    decision_rule: str | None = None
+    filters: tuple[tuple[str, int], ...] = ()
+    command: str | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -208,8 +215,15 @@ class Audit:
     def __repr__(self) -> str:
         return f"<fairstats Audit of {self.n:,} people: {', '.join(g.name for g in self.groupings)}>"
 
-    def save(self, out: Path | str) -> str:
-        """Write the output folder ``out``: tables (CSV and Markdown), figures, ``report.md``/``.html``.
+    def save(self, out: Path | str, *, pdf: bool = False) -> str:
+        """Write the output folder ``out``: tables (CSV and Markdown), figures, ``report.md``/``.html``
+        (and ``report.pdf`` with ``pdf=True``).
+
+        The report's date is the time of writing, or ``SOURCE_DATE_EPOCH`` (seconds since 1970, UTC) when that
+        environment variable is set: with it, two runs on the same input write the same bytes (the CSV files
+        hold no date at all). ``pdf=True`` prints ``report.html`` to ``report.pdf`` with headless Chromium
+        (:mod:`fairstats.auditing.pdf`); :class:`~fairstats.auditing.errors.PdfRendererError` when no Chromium
+        is found, checked before anything is written.
 
         Everything is built in a work folder beside ``out``, which changes only when every step succeeded,
         and only if it is new, empty, or an earlier audit's folder holding nothing but the files that audit
@@ -219,27 +233,44 @@ class Audit:
         ------
         AuditError
             An ``out`` the audit may not replace; nothing is written.
+        PdfRendererError
+            ``pdf=True`` and no headless Chromium; nothing is written.
         """
+        from fairstats.auditing.pdf import find_renderer
+        from fairstats.auditing.provenance import report_date
+
         out = Path(out)
+        report_date()  # a bad SOURCE_DATE_EPOCH stops here, before anything is written
+        if pdf:
+            find_renderer()
         inputs = (self.source.path,) if self.source.path is not None else ()
-        notes = write_folder(out, inputs, self.write_into)
+        notes = write_folder(out, inputs, partial(self.write_into, pdf=pdf))
         return self.summary(out, notes=notes)
 
-    def write_into(self, folder: Path) -> tuple[str, ...]:
-        """Write the audit's files into the work folder ``folder``; return the notes the report lists (with
-        the warnings drawing the figures raised)."""
-        from fairstats.auditing.figures import draw_figures
+    def write_into(self, folder: Path, *, pdf: bool = False) -> tuple[str, ...]:
+        """Write the audit's files into the work folder ``folder`` (``pdf``: also ``report.pdf``); return
+        the notes the report lists (with the warnings drawing the figures raised)."""
+        from fairstats.auditing.figures import report_figures
         from fairstats.auditing.report import write_report
         from fairstats.auditing.search import draw_search_figure
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            figures = draw_figures(self, self.tests, folder, self.labels)
+            figures = report_figures(self, self.tests, folder, self.labels)
             if self.search is not None:
-                figures = [*figures, *draw_search_figure(self.search, folder)]
+                alt = (
+                    "Bar chart of the subgroup search's top comparisons: each subgroup's rate beside the "
+                    "rate of the rest of the people, for the measure compared."
+                )
+                figures = [*figures, *({"file": name, "grouping": None, "kind": "subgroups", "alt": alt}
+                                       for name in draw_search_figure(self.search, folder))]  # fmt: skip
         notes = tuple(dict.fromkeys((*self._notes_before, *user_warnings(caught), *self._notes_after)))
         write_tables(folder, list(self.tables.items()))
         write_report(folder, self, notes, figures)
+        if pdf:
+            from fairstats.auditing.pdf import print_pdf
+
+            print_pdf(folder / "report.html", folder / "report.pdf")
         return notes
 
 
@@ -493,6 +524,7 @@ def audit(
     """
     from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
 
+    given = {k: v for k, v in locals().items() if k not in ("data", "DEFAULT_SEARCH_METRICS")}
     options = AuditOptions(
         groups=(group,) if isinstance(group, str) else tuple(group),
         y_true=y_true, y_pred=y_pred, y_score=y_score, fold=fold, favorable=favorable, alpha=alpha,
@@ -524,4 +556,24 @@ def audit(
         rows = rows.copy()
     if len(rows) == 0:
         raise AuditError("`data` has no rows")
-    return run(rows, weight, options, Source(name="the data", kind="frame"))
+    done = run(rows, weight, options, Source(name="the data", kind="frame"))
+    return replace(done, command=call_text(given))
+
+
+def call_text(given: dict) -> str:
+    """The :func:`audit` call with the keyword arguments ``given`` (those equal to their defaults left out),
+    for the report's provenance block: ``fairstats.audit(data, group='race', ...)``."""
+    import inspect
+
+    defaults = {k: p.default for k, p in inspect.signature(audit).parameters.items()}
+    parts = [
+        f"{k}={v!r}" for k, v in given.items()
+        if k in ("group", "y_true", "y_pred") or not _same(v, defaults.get(k))
+    ]  # fmt: skip
+    return f"fairstats.audit(data, {', '.join(parts)})"
+
+
+def _same(value: object, default: object) -> bool:
+    if isinstance(value, list | tuple) and isinstance(default, list | tuple):
+        return list(value) == list(default)
+    return value is None if default is None else value == default
