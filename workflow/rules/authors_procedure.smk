@@ -112,12 +112,14 @@ rule authors_exact_search:
         "../scripts/authors_exact_search.py"
 
 
-# Opt-in (not in rule all; several CPU-hours): the authors' exact neighbour search on every test fold in their
-# set-up (feature set, file order, stack (person, candidate), strict <, float64, one BLAS thread, the declared
-# OpenBLAS kernels), one job per chunk of nij.authors_procedure.exact_search_chunk_size folds (about 1.5 min per
-# fold on a quiet core). The search does not depend on the model, so each fold is searched once. Each chunk's
-# neighbours are a committed result (exact_search/neighbours_<chunk>.csv; commit each finished chunk): a later
-# run, in another session, skips them (the NIJ table enters as ancient(), so rebuilding it reruns nothing).
+# Opt-in (not in rule all; about 75 CPU-minutes, hours of wall time on a shared machine): the authors' exact
+# neighbour search on every test fold in their set-up (feature set, file order, stack (person, candidate),
+# strict <, float64, one BLAS thread, the declared OpenBLAS kernels), one job per chunk of
+# nij.authors_procedure.exact_search_chunk_size folds (measured: 18 s of CPU per fold, 15 min of wall time per
+# chunk of 10 on a busy shared machine). The search does not depend on the model, so each fold is searched once.
+# Each chunk's neighbours are a committed result (exact_search/neighbours_<chunk>.csv; commit each finished
+# chunk): a later run, in another session, skips them (the NIJ table enters as ancient(), so rebuilding it reruns
+# nothing).
 # gather_awareness_exact_search counts Tables XXI-XXIV from all chunks and the authors' refits.
 # Run (README, "The exact neighbour search"), from a checkout with the committed refits:
 #   nice -n 19 snakemake gather_awareness_exact_search --cores 1 --rerun-triggers mtime \
