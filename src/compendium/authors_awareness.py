@@ -23,7 +23,9 @@ the SVD of :math:`V` happens to be most negative: the "nearest neighbour" is dec
 changes with the BLAS thread count or with the order in which the two vectors are stacked.
 
 This module gives the distance (:func:`authors_distance`), the exact search (:func:`authors_neighbours`; one
-137 x 137 SVD per pair, about 5,000 per fold: an opt-in rule, not the default workflow), the comparison of the
+137 x 137 SVD per pair, about 5,000 per fold: an opt-in rule, not the default workflow), its run on a chunk of
+folds in the authors' set-up (:func:`exact_search_chunk`) and the printed tables' counts from its neighbours
+(:func:`exact_search_counts`), the comparison of the
 search under two floating-point set-ups (:func:`compare_setups`), and the seeded Monte Carlo of the printed
 2x2 counts when the neighbour is a uniformly random other-race person of the same fold
 (:func:`random_neighbour_counts`), which is what the procedure amounts to.
@@ -46,6 +48,9 @@ __all__ = [
     "authors_neighbours",
     "awareness_matrix",
     "compare_setups",
+    "exact_search_chunk",
+    "exact_search_counts",
+    "printed_awareness_cells",
     "random_neighbour_counts",
     "summarise_random_counts",
 ]
@@ -195,6 +200,116 @@ def compare_setups(
                 )
             )
     return pd.concat(rows, ignore_index=True)
+
+
+#: Columns of one chunk of the exact search (:func:`exact_search_chunk`).
+EXACT_SEARCH_COLUMNS = ["fold", "position", "ID", "black", "neighbour_ID", "distance"]
+
+
+def exact_search_chunk(matrix: pd.DataFrame, folds: Sequence[int]) -> pd.DataFrame:
+    """The authors' exact search in their set-up on ``folds``: one row per person.
+
+    The set-up is the authors' script's: their feature set (:func:`awareness_matrix`), file order within
+    the fold, the pair stacked as (person, candidate), strict ``<``, float64, one BLAS thread (the OpenBLAS
+    kernels are the workflow's declared ``openblas_coretype``). The search does not depend on the model.
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        :func:`awareness_matrix` of the NIJ table.
+    folds : sequence of int
+        Test folds to search.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``fold, position, ID, black, neighbour_ID, distance`` (:data:`EXACT_SEARCH_COLUMNS`).
+    """
+    frames = []
+    for fold in folds:
+        sub = matrix[matrix["fold"] == fold]
+        if sub.empty:
+            raise ValueError(f"`folds`: fold {fold!r} has no rows")
+        ids = sub["ID"].to_numpy(dtype=np.int64)
+        black = sub["black"].to_numpy()
+        X = sub.drop(columns=["fold", "black"]).to_numpy()
+        nb, dist = authors_neighbours(X, black, stack="xy", n_threads=1)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "fold": int(fold),
+                    "position": np.arange(len(sub)),
+                    "ID": ids,
+                    "black": black.astype(np.int64),
+                    "neighbour_ID": ids[nb],
+                    "distance": dist,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)[EXACT_SEARCH_COLUMNS]
+
+
+def printed_awareness_cells(published: pd.DataFrame) -> pd.DataFrame:
+    """The printed cells of Tables XXI-XXIV: ``table, group, original, neighbor, published``.
+
+    ``published`` is :func:`compendium.authors.read_published_b`; the printed rows are the neighbour's
+    prediction and the columns the person's own (as in Tables XVI-XIX).
+    """
+    part = published[published["table"].isin(list(COUNT_TABLE_OF_MODEL.values()))]
+    return pd.DataFrame(
+        {
+            "table": part["table"].to_numpy(),
+            "group": np.where(part["row"].str.startswith("Unprotected"), "White", "Black"),
+            "original": part["column"].str.rsplit("=", n=1).str[1].astype(int).to_numpy(),
+            "neighbor": part["row"].str.rsplit("=", n=1).str[1].astype(int).to_numpy(),
+            "published": part["published"].astype(int).to_numpy(),
+        }
+    )
+
+
+def exact_search_counts(
+    neighbours: pd.DataFrame, refits: pd.DataFrame, printed: pd.DataFrame, *, unprotected: str = "WHITE"
+) -> pd.DataFrame:
+    """Tables XXI-XXIV from the exact search's neighbours and the authors' refit predictions.
+
+    Parameters
+    ----------
+    neighbours : pandas.DataFrame
+        :func:`exact_search_chunk` of every fold searched (gathered chunks).
+    refits : pandas.DataFrame
+        The authors' refit predictions (``model, ID, race, y_pred``), one per person and model.
+    printed : pandas.DataFrame
+        :func:`printed_awareness_cells`.
+    unprotected : str, keyword-only
+        The unprotected group's value of ``race``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, table, group, original, neighbor, n, published``: per model, group (White, Black) and
+        cell, the people of the searched folds with that own and neighbour prediction, beside the printed
+        count (which covers all 250 folds; compare only when every fold is searched).
+    """
+    missing = set(neighbours["neighbour_ID"]) - set(neighbours["ID"])
+    if missing:
+        raise ValueError(f"`neighbours`: neighbour ID {min(missing)!r} is not a searched person")
+    rows = []
+    for model, table in COUNT_TABLE_OF_MODEL.items():
+        part = refits[refits["model"].astype(str) == model]
+        if part.empty:
+            continue
+        pred = part.set_index("ID")["y_pred"].astype(np.int64)
+        white = part.set_index("ID")["race"].astype(str).eq(unprotected)
+        own = pred.loc[neighbours["ID"]].to_numpy()
+        other = pred.loc[neighbours["neighbour_ID"]].to_numpy()
+        is_white = white.loc[neighbours["ID"]].to_numpy()
+        for w, label in ((True, "White"), (False, "Black")):
+            cells = np.bincount(own[is_white == w] * 2 + other[is_white == w], minlength=4)
+            for k, (o, nb) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+                rows.append((model, table, label, o, nb, int(cells[k])))
+    out = pd.DataFrame(rows, columns=["model", "table", "group", "original", "neighbor", "n"])
+    keys = ["table", "group", "original", "neighbor"]
+    return out.merge(printed, on=keys, how="left", validate="one_to_one")
 
 
 def random_neighbour_counts(

@@ -38,6 +38,7 @@ __all__ = [
     "WELL_CALIBRATION_READINGS",
     "Reading",
     "exact_scores",
+    "nearest_reading",
     "run_readings",
 ]
 
@@ -79,20 +80,23 @@ def _grid(table: str, **choices: tuple) -> tuple[Reading, ...]:
 
 #: Table XII (calibration, Eq. 1-2). ``edges``: ten equal-width bins of [0, 1] (``unit``), of the scores'
 #: own range as ``numpy.histogram``/``pandas.cut`` make them (``data_range``), or pooled deciles
-#: (``deciles``); ``closure``: ``left`` [a, b) or ``right`` (a, b]; ``counted``: the outcome counted as
+#: (``deciles``); ``closure``: ``left`` [a, b) or ``right`` (a, b], or ``both`` [a, b]: a score on an inner
+#: edge is counted in the two bins it closes (the authors' scratch notebook ``chi square calibration
+#: tester.ipynb`` selects a bin with ``<= 0.1`` and ``>= 0`` and counts ``Actual Outcomes == 1``; declared
+#: before it was run, issue 21); ``counted``: the outcome counted as
 #: "positive" (0 = no recidivism, the text; 1 = recidivism); ``expected``: the denominator of Eq. 2, γ (as
 #: printed) or λ (the standardised count taken as the expected one).
 CALIBRATION_READINGS: tuple[Reading, ...] = _grid(
     "XII",
     edges=("unit", "data_range", "deciles"),
-    closure=("left", "right"),
+    closure=("left", "right", "both"),
     counted=(0, 1),
     expected=("gamma", "lambda"),
 )
 #: Table XIII (well-calibration): the bin ends are the expected probabilities, so only unit bins apply;
 #: closure and counted outcome as for XII.
 WELL_CALIBRATION_READINGS: tuple[Reading, ...] = _grid(
-    "XIII", edges=("unit",), closure=("left", "right"), counted=(0, 1)
+    "XIII", edges=("unit",), closure=("left", "right", "both"), counted=(0, 1)
 )
 #: Table XV (balance for the negative class), per fold and race: the mean of ``quantity`` (``score`` =
 #: P(recidivism), ``1-score`` = P(no recidivism), ``prediction`` = the predicted class) among people whose
@@ -135,17 +139,32 @@ def exact_scores(predictions: pd.DataFrame) -> pd.Series:
     return pd.Series(s, index=predictions.index, name="y_score")
 
 
-def _bin_of(score: np.ndarray, reading: Reading, n_bins: int) -> np.ndarray:
-    edges_kind, closure = reading.get("edges"), reading.get("closure")
+def _edges(score: np.ndarray, reading: Reading, n_bins: int) -> np.ndarray:
+    edges_kind = reading.get("edges")
     if edges_kind == "unit":
-        edges = np.arange(n_bins + 1) / n_bins
-    elif edges_kind == "data_range":
-        edges = np.linspace(score.min(), score.max(), n_bins + 1)
-    else:
-        edges = np.quantile(score, np.arange(n_bins + 1) / n_bins)
-    side = "right" if closure == "left" else "left"
-    b = np.searchsorted(edges, score, side=side) - 1
+        return np.arange(n_bins + 1) / n_bins
+    if edges_kind == "data_range":
+        return np.linspace(score.min(), score.max(), n_bins + 1)
+    return np.quantile(score, np.arange(n_bins + 1) / n_bins)
+
+
+def _bin_of(score: np.ndarray, reading: Reading, n_bins: int) -> np.ndarray:
+    """Each score's bin; for ``closure=both`` the lower of the two bins of a score on an inner edge."""
+    side = "right" if reading.get("closure") == "left" else "left"
+    b = np.searchsorted(_edges(score, reading, n_bins), score, side=side) - 1
     return np.clip(b, 0, n_bins - 1)
+
+
+def _binned_rows(score: np.ndarray, reading: Reading, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions and their bins: every row once, and for closed bins ``[a, b]`` a score exactly on an
+    inner edge a second time, in the upper bin (the authors' scratch notebook's ``<=``/``>=`` selection)."""
+    bins = _bin_of(score, reading, n_bins)
+    rows = np.arange(len(score))
+    if reading.get("closure") != "both":
+        return rows, bins
+    inner = _edges(score, reading, n_bins)[1:-1]
+    on_edge = np.isin(score, inner)
+    return np.concatenate([rows, rows[on_edge]]), np.concatenate([bins, bins[on_edge] + 1])
 
 
 def _midpoints(bins: np.ndarray, n_bins: int) -> np.ndarray:
@@ -155,16 +174,16 @@ def _midpoints(bins: np.ndarray, n_bins: int) -> np.ndarray:
 
 def _calibration_value(p: pd.DataFrame, reading: Reading, n_bins: int) -> tuple[float, float]:
     score = p["score"].to_numpy()
-    mids = _midpoints(_bin_of(score, reading, n_bins), n_bins)
+    rows, bins = _binned_rows(score, reading, n_bins)
+    mids = _midpoints(bins, n_bins)
+    y, race = p["y_true"].to_numpy()[rows], p["race"].astype(str).to_numpy()[rows]
     args = dict(protected="BLACK", unprotected="WHITE", n_bins=n_bins, favorable=int(reading.get("counted")))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if reading.table == "XIII":
-            res = well_calibration_test(
-                p["y_true"].to_numpy(), mids, p["race"].astype(str).to_numpy(), **args
-            )
+            res = well_calibration_test(y, mids, race, **args)
             return res.statistic, res.pvalue
-        res = calibration_test(p["y_true"].to_numpy(), mids, p["race"].astype(str).to_numpy(), **args)
+        res = calibration_test(y, mids, race, **args)
     if reading.get("expected") == "gamma":
         return res.statistic, res.pvalue
     t = res.table
@@ -269,3 +288,45 @@ def run_readings(
     ours = out["model"].isin(READING_MODELS)
     full = out[ours].groupby(["table", "reading"])["matches"].all().rename("reading_matches")
     return out.merge(full.reset_index(), on=["table", "reading"], how="left")
+
+
+#: The printed statistics a table's nearest reading is judged on (its p-values follow from them).
+_STATISTICS = {
+    "XI": ("Disparity", "Test Statistic"),
+    "XII": ("Chi Squared Test Statistic",),
+    "XIII": ("Chi Squared Test Statistic",),
+    "XV": ("Disparity", "Test Statistic"),
+}
+
+
+def nearest_reading(readings: pd.DataFrame, table: str) -> tuple[str, float]:
+    """The declared reading of ``table`` nearest to the printed numbers, and its error.
+
+    The error of a reading is the mean relative difference ``|reproduced - printed| / |printed|`` over the
+    printed statistics (:data:`_STATISTICS`: the χ² of XII and XIII, disparity and statistic of XI and XV)
+    of LDA and RF, the models whose scores equal the authors'; ties go to the first declared reading.
+
+    Parameters
+    ----------
+    readings : pandas.DataFrame
+        :func:`run_readings`.
+    table : str
+        ``"XI"``, ``"XII"``, ``"XIII"`` or ``"XV"``.
+
+    Returns
+    -------
+    (str, float)
+        The reading's name and its mean relative error.
+    """
+    if table not in _STATISTICS:
+        raise ValueError(f"`table` must be one of {sorted(_STATISTICS)}, got {table!r}")
+    r = readings[
+        (readings["table"] == table)
+        & readings["model"].isin(READING_MODELS)
+        & readings["column"].isin(_STATISTICS[table])
+    ]
+    if r.empty:
+        raise ValueError(f"`readings` has no reading of Table {table} for {list(READING_MODELS)}")
+    printed = pd.to_numeric(r["published"].astype(str).str.lstrip("~"), errors="coerce")
+    error = ((r["reproduced"] - printed).abs() / printed.abs()).groupby(r["reading"], sort=False).mean()
+    return str(error.idxmin()), float(error.min())

@@ -8,7 +8,10 @@ import os
 import numpy as np
 import pandas as pd
 
-#: Columns of results/published-vs-reproduced.csv (and of every piece that feeds it).
+from compendium.pvr_classes import CLASSES
+
+#: Columns of every piece that feeds results/published-vs-reproduced.csv; the collected table adds ``class``
+#: and ``evidence`` (:mod:`compendium.pvr_classes`).
 PVR_COLUMNS = ["paper", "table", "row", "column", "published", "reproduced", "source", "matches", "note"]
 
 
@@ -62,7 +65,12 @@ def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLik
 
 
 def summarise_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
-    """Count numbers and exact matches per paper, table and source."""
+    """Count numbers and matches per paper, table and source; with a ``class`` column, also each class.
+
+    ``matching`` counts every match at the printed precision; the class columns (``exact``, ``saturated``,
+    ``circular``, ... of :mod:`compendium.pvr_classes`) tell a match from data apart from a saturated printed
+    p-value or a number computed from other printed numbers.
+    """
     t = table.assign(matched=table["matches"].astype(str).str.lower().eq("true"))
     out = (
         t.groupby(["paper", "table", "source"], sort=False)
@@ -70,4 +78,8 @@ def summarise_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
     )
     out["share_matching"] = out["matching"] / out["numbers"]
+    if "class" in t:
+        counts = pd.crosstab([t["paper"], t["table"], t["source"]], t["class"])
+        counts = counts.reindex(columns=list(CLASSES), fill_value=0).reset_index()
+        out = out.merge(counts, on=["paper", "table", "source"], how="left", validate="one_to_one")
     return out

@@ -6,10 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from compendium.authors import read_published_b
 from compendium.authors_awareness import (
     authors_distance,
     authors_neighbours,
     awareness_matrix,
+    exact_search_chunk,
+    exact_search_counts,
+    printed_awareness_cells,
     random_neighbour_counts,
 )
 from compendium.data.nij import read_paper_folds
@@ -94,3 +98,52 @@ def test_random_neighbour_counts_are_seeded_and_add_up():
     assert (per_draw["Black"] == 20).all() and (per_draw["White"] == 40).all()
     with pytest.raises(ValueError, match="n_draws"):
         random_neighbour_counts(refits, n_draws=0, seed=1)
+
+
+def test_exact_search_chunk_is_the_authors_setup_and_the_counts_add_up(fold0):
+    X, black = fold0
+    n = 16
+    matrix = pd.DataFrame(X[:n], columns=[f"x{j}" for j in range(X.shape[1])])
+    matrix.insert(0, "ID", np.arange(100, 100 + n))
+    matrix.insert(0, "black", black[:n])
+    matrix.insert(0, "fold", 7)
+    got = exact_search_chunk(matrix, [7])
+    nb, dist = authors_neighbours(matrix.drop(columns=["fold", "black"]).to_numpy(), black[:n])
+    np.testing.assert_array_equal(got["neighbour_ID"], 100 + nb)  # stack (person, candidate), one thread
+    np.testing.assert_array_equal(got["distance"], dist)
+    with pytest.raises(ValueError, match="fold 8"):
+        exact_search_chunk(matrix, [8])
+    preds = np.arange(n) % 2
+    refits = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "model": m,
+                    "ID": matrix["ID"],
+                    "race": np.where(black[:n] == 1, "BLACK", "WHITE"),
+                    "y_pred": preds,
+                }
+            )
+            for m in ("lda", "rf")
+        ],
+        ignore_index=True,
+    )
+    printed = printed_awareness_cells(read_published_b(ROOT / "data/published/paper-b-tables.csv"))
+    totals = printed.groupby(["table", "group"])["published"].sum()
+    # paper B: Table XXII's blocks add up to the 10,949 White and 14,801 Black people; XXIV's White block to
+    # 13,374 (a misprint, erratum "inconsistent: printed counts")
+    assert len(printed) == 32 and totals[("XXII", "White")] == 10949 and totals[("XXII", "Black")] == 14801
+    assert totals[("XXIV", "White")] == 13374
+    counts = exact_search_counts(got, refits, printed)
+    assert set(counts["table"]) == {"XXII", "XXIII"}
+    per_group = counts.groupby(["model", "group"])["n"].sum().unstack()
+    assert (per_group["Black"] == int(black[:n].sum())).all()
+    # paper B, Table XXII, protected block: printed row "0" (neighbour 0), column "1" (own 1) is 3723, Table
+    # XXV's K for LDA (Protected)
+    row = counts[
+        (counts["table"] == "XXII")
+        & (counts["group"] == "Black")
+        & (counts["original"] == 1)
+        & (counts["neighbor"] == 0)
+    ]
+    assert row["published"].item() == 3723

@@ -12,6 +12,7 @@ from compendium.printed_readings import (
     TREATMENT_READINGS,
     WELL_CALIBRATION_READINGS,
     _bin_of,
+    _binned_rows,
     exact_scores,
     run_readings,
 )
@@ -23,7 +24,7 @@ PUBLISHED = ROOT / "data/published/paper-b-tables.csv"
 
 def test_the_readings_are_declared_up_front_with_unique_names():
     lists = (CALIBRATION_READINGS, WELL_CALIBRATION_READINGS, BALANCE_READINGS, TREATMENT_READINGS)
-    assert [len(r) for r in lists] == [24, 4, 12, 12]
+    assert [len(r) for r in lists] == [36, 6, 12, 12]
     for readings in lists:
         names = [r.name for r in readings]
         assert len(set(names)) == len(names)
@@ -37,6 +38,14 @@ def test_closure_decides_the_bin_of_a_score_on_an_edge():
     s = np.array([0.0, 0.3, 0.35, 1.0])
     assert _bin_of(s, left, 10).tolist() == [0, 3, 3, 9]
     assert _bin_of(s, right, 10).tolist() == [0, 2, 3, 9]
+
+
+def test_closed_bins_count_a_score_on_an_inner_edge_in_both_bins():
+    # the authors' scratch notebook (chi square calibration tester.ipynb): a bin is 0 <= s <= 0.1
+    both = [r for r in CALIBRATION_READINGS if r.get("closure") == "both" and r.get("edges") == "unit"][0]
+    s = np.array([0.0, 0.1, 0.3, 0.35, 1.0])
+    rows, bins = _binned_rows(s, both, 10)
+    assert rows.tolist() == [0, 1, 2, 3, 4, 1, 2] and bins.tolist() == [0, 0, 2, 3, 9, 1, 3]
 
 
 def test_random_forest_scores_are_restored_to_hundredths():
@@ -57,6 +66,6 @@ def test_only_the_cross_class_reading_reproduces_table_xv_and_no_reading_xi_to_x
     assert full[["table", "reading"]].values.tolist() == [
         ["XV", "quantity=score white_class=0 black_class=1"]
     ]
-    assert r.groupby("table")["reading"].nunique().to_dict() == {"XI": 12, "XII": 24, "XIII": 4, "XV": 12}
+    assert r.groupby("table")["reading"].nunique().to_dict() == {"XI": 12, "XII": 36, "XIII": 6, "XV": 12}
     named = r[(r["table"] == "XV") & (r["reading"] == "quantity=score white_class=1 black_class=1")]
     assert not named["matches"][named["column"] == "Disparity"].any()  # the named quantity is not printed

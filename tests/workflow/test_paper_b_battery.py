@@ -152,6 +152,7 @@ def test_run_battery_script_then_notebook(tmp_path):
         "wrong: t without the square root",
         "wrong: Table XX's p formula",
         "inconsistent: printed counts",
+        "contradiction: printed counts against the text",  # Table XXV, LR protected (issue 21)
     } <= kinds
     # Table XX, LR protected: printed 0.0516 follows the wrong formula; the mid-p (0.0436) changes the verdict
     xx = erratum[

@@ -112,6 +112,58 @@ rule authors_exact_search:
         "../scripts/authors_exact_search.py"
 
 
+# Opt-in (not in rule all; about 75 CPU-minutes, hours of wall time on a shared machine): the authors' exact
+# neighbour search on every test fold in their set-up (feature set, file order, stack (person, candidate),
+# strict <, float64, one BLAS thread, the declared OpenBLAS kernels), one job per chunk of
+# nij.authors_procedure.exact_search_chunk_size folds (measured: 18 s of CPU per fold, 15 min of wall time per
+# chunk of 10 on a busy shared machine). The search does not depend on the model, so each fold is searched once.
+# Each chunk's neighbours are a committed result (exact_search/neighbours_<chunk>.csv; commit each finished
+# chunk): a later run, in another session, skips them (the NIJ table enters as ancient(), so rebuilding it reruns
+# nothing).
+# gather_awareness_exact_search counts Tables XXI-XXIV from all chunks and the authors' refits.
+# Run (README, "The exact neighbour search"), from a checkout with the committed refits:
+#   nice -n 19 snakemake gather_awareness_exact_search --cores 1 --rerun-triggers mtime \
+#       --allowed-rules verify_raw reconstruct_nij authors_exact_search_chunk gather_awareness_exact_search
+EXACT_CHUNK_SIZE = AP_CONFIG.get("exact_search_chunk_size", 10)
+EXACT_CHUNKS = [NIJ_TEST_FOLDS[i : i + EXACT_CHUNK_SIZE] for i in range(0, len(NIJ_TEST_FOLDS), EXACT_CHUNK_SIZE)]
+EXACT_CHUNK_IDS = [f"{i:03d}" for i in range(len(EXACT_CHUNKS))]
+EXACT_NEIGHBOURS = f"{AP_TABLES}/exact_search/neighbours_{{chunk}}.csv"
+
+
+rule authors_exact_search_chunk:
+    input:
+        table=ancient(rules.reconstruct_nij.output.table),
+    output:
+        neighbours=EXACT_NEIGHBOURS,
+    params:
+        folds=lambda wildcards: EXACT_CHUNKS[int(wildcards.chunk)],
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.tsv"
+    threads: 1
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/authors_exact_search_chunk.py"
+
+
+rule gather_awareness_exact_search:
+    input:
+        chunks=expand(EXACT_NEIGHBOURS, chunk=EXACT_CHUNK_IDS),
+        refits=ancient(AUTHORS_REFITS),
+        published=NIJ_PUBLISHED_B,
+    output:
+        counts=f"{AP_TABLES}/awareness_exact_search.csv",
+        counts_md=f"{AP_TABLES}/awareness_exact_search.md",
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/gather_awareness_exact_search.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/gather_awareness_exact_search.py"
+
+
 AP_ON = AUTHORS_PROCEDURE_ON and "paper" in NIJ_PRESETS and set(NIJ_MODELS) >= {"lda", "rf"}
 if AP_ON:
     PVR_PIECES.append(rules.authors_procedure_tables.output.pvr)

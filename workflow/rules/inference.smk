@@ -134,6 +134,8 @@ rule render_beyond_the_papers:
         verdicts=expand(rules.adjust_battery.output.verdicts, source=INFERENCE_SOURCES),
         published=NIJ_PUBLISHED_B,
         three_way=expand(rules.three_way_battery.output.three_way, source=INFERENCE_SOURCES),
+        # Table XX through the authors' own refits: the authors' source of the conclusions table
+        authors_causal=[rules.authors_procedure_tables.output.causal_tests] if AP_ON else [],
     output:
         nb=f"{INFERENCE}/notebooks/beyond_the_papers.ipynb",
         conclusions=f"{INFERENCE}/tables/paper_b_conclusions_survive.csv",
@@ -152,6 +154,7 @@ rule render_beyond_the_papers:
         adjusted=lambda wildcards, input: ",".join(input.adjusted),
         verdicts=lambda wildcards, input: ",".join(input.verdicts),
         three_way=lambda wildcards, input: ",".join(input.three_way),
+        authors_causal=lambda wildcards, input: ",".join(input.authors_causal),
         margin=config["inference"]["margin"],
     log:
         f"{RESULTS}/logs/inference/render_beyond_the_papers.log",
@@ -165,6 +168,8 @@ rule render_beyond_the_papers:
         " -p verdicts {params.verdicts:q} -p published_csv {input.published:q}"
         " -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
         " -p three_way {params.three_way:q} -p margin {params.margin}"
+        # plain quotes, not :q: "" when the authors' procedures are off, and :q drops an empty word
+        " -p authors_causal '{params.authors_causal}'"
         " > {log:q} 2>&1"
         " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 

@@ -60,6 +60,7 @@ for method, short in (("holm", "holm"), ("fdr_bh", "bh")):
         hypothesis="hypothesis",
     )
 keep = ["table", "hypothesis", "model", "test", "metric", "alternative", "alpha", "estimate"]
+keep += ["group", "k", "n_minus_k"]  # the McNemar rows' group and discordant counts: their direction
 keep += ["significant_paper"]
 keep += ["pvalue_paper", "pvalue_paper_formula", "pvalue_pooled", "pvalue_paired", "pvalue_corrected"]
 keep += ["pvalue_correct"]
