@@ -24,6 +24,7 @@ replacement), so they cost the same for 10³ or 10⁹ people.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ __all__ = ["COUNT_COLUMN", "Counts", "as_rows"]
 
 #: Name of the count column of :class:`Counts` tables and of ``fairstats audit --counts`` files.
 COUNT_COLUMN = "n"
+#: The most people a :class:`Counts` holds: every integer up to it is exact in float64, where the tests
+#: compute (a larger total would be rounded, or wrap around in int64).
+MAX_PEOPLE = 2**53 - 1
 
 
 def _columns_iv(columns: object) -> list[str]:
@@ -231,7 +235,8 @@ class Counts:
         ------
         ValueError
             Missing column, missing key value, ``n`` missing, negative or not a whole number (named with its
-            row), or no people at all.
+            row), more than :data:`MAX_PEOPLE` people in all (the sum compared exactly, the largest count named
+            with its row), or no people at all.
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"{where} must be a pandas DataFrame, got {type(table).__name__}")
@@ -256,6 +261,13 @@ class Counts:
                 raise ValueError(
                     f"{where}: column {COUNT_COLUMN!r} has {what}, {counts.iloc[i]}, on row {i + 1}"
                 )
+        # math.fsum rounds the exact sum once; every integer below 2**53 is a float64, so this compares exactly
+        if math.fsum(values) > MAX_PEOPLE:
+            big = int(np.argmax(values))
+            raise ValueError(
+                f"{where}: column {COUNT_COLUMN!r} adds up to more than {MAX_PEOPLE:,} people (2**53 - 1, the most "
+                f"the tests count exactly in float64); its largest count is {counts.iloc[big]} on row {big + 1}"
+            )
         frame = table[keys].copy()
         frame[COUNT_COLUMN] = values.astype(np.int64)
         if int(frame[COUNT_COLUMN].sum()) == 0:
