@@ -235,8 +235,8 @@ class Counts:
         ------
         ValueError
             Missing column, missing key value, ``n`` missing, negative or not a whole number (named with its
-            row), more than :data:`MAX_PEOPLE` people in all (the sum compared exactly, the largest count named
-            with its row), or no people at all.
+            row), more than :data:`MAX_PEOPLE` people in all (the sum compared exactly, the largest count
+            named with its row), or no people at all.
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"{where} must be a pandas DataFrame, got {type(table).__name__}")
@@ -261,12 +261,13 @@ class Counts:
                 raise ValueError(
                     f"{where}: column {COUNT_COLUMN!r} has {what}, {counts.iloc[i]}, on row {i + 1}"
                 )
-        # math.fsum rounds the exact sum once; every integer below 2**53 is a float64, so this compares exactly
+        # math.fsum rounds the exact sum once; every integer below 2**53 is a float64: an exact comparison
         if math.fsum(values) > MAX_PEOPLE:
             big = int(np.argmax(values))
             raise ValueError(
-                f"{where}: column {COUNT_COLUMN!r} adds up to more than {MAX_PEOPLE:,} people (2**53 - 1, the most "
-                f"the tests count exactly in float64); its largest count is {counts.iloc[big]} on row {big + 1}"
+                f"{where}: column {COUNT_COLUMN!r} adds up to more than {MAX_PEOPLE:,} people "
+                f"(2**53 - 1, the most the tests count exactly in float64); its largest count is "
+                f"{counts.iloc[big]} on row {big + 1}"
             )
         frame = table[keys].copy()
         frame[COUNT_COLUMN] = values.astype(np.int64)
