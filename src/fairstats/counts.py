@@ -66,6 +66,20 @@ def _missing_iv(table: pd.DataFrame, where: str) -> None:
             raise ValueError(f"{where}: column {column!r} has {people} missing value(s) (NaN)")
 
 
+def _nested_iv(table: pd.DataFrame, where: str) -> None:
+    """Key columns holding lists, arrays, structs or maps: refused, naming the column (a count is per value)."""
+    for column in table.columns:
+        if column == COUNT_COLUMN or not pd.api.types.is_object_dtype(table[column]):
+            continue
+        for value in table[column]:
+            if isinstance(value, list | tuple | np.ndarray | dict | set):
+                kind = "a struct or map" if isinstance(value, dict) else "a list"
+                raise ValueError(
+                    f"{where}: column {column!r} holds {kind} ({type(value).__name__}); a key column holds "
+                    "one value per row (text, a number, a date): flatten it first"
+                )
+
+
 def _native(data: object) -> object:
     """A pyarrow dataset as a lazy DuckDB relation (narwhals reads tables, not datasets)."""
     try:
@@ -195,6 +209,7 @@ class Counts:
         if table.empty or int(table[COUNT_COLUMN].sum()) == 0:
             raise ValueError(f"{where} is empty (0 rows)")
         _missing_iv(table, where)
+        _nested_iv(table, where)
         return cls._aggregate(table, columns, source=where)
 
     @classmethod
@@ -274,6 +289,7 @@ class Counts:
         if int(frame[COUNT_COLUMN].sum()) == 0:
             raise ValueError(f"{where}: column {COUNT_COLUMN!r} counts no people")
         _missing_iv(frame, where)
+        _nested_iv(frame, where)
         return cls._aggregate(frame, keys, source=where)
 
 

@@ -31,7 +31,7 @@ import pytest
 
 from fairstats.auditing import cli
 from fairstats.auditing.figures import draw_figures as _figures
-from fairstats.auditing.folder import MANIFEST
+from fairstats.auditing.folder import MANIFEST, WORK_MARKER
 from fairstats.auditing.report import markdown_code, markdown_text
 from fairstats.confusion import equal_confusion_test
 from fairstats.groups import group_labels
@@ -180,20 +180,39 @@ def _dead_pid() -> int:
     return proc.pid
 
 
+def _work_folder(parent: Path, name: str, target: Path, pid: int) -> Path:
+    """A work folder as a run of pid ``pid`` for ``target`` made it (its marker inside, issue 29)."""
+    folder = parent / name
+    folder.mkdir()
+    (folder / WORK_MARKER).write_text(json.dumps({"fairstats-work": str(target.resolve()), "pid": pid}))
+    return folder
+
+
 def test_leftover_work_folders_of_dead_runs_are_removed(tmp_path, data_csv, capsys):
     out = tmp_path / "audit"
-    dead = tmp_path / f".audit.fairstats-work-{_dead_pid()}-abc123"
-    dead.mkdir()
+    pid = _dead_pid()
+    dead = _work_folder(tmp_path, f".audit.fairstats-work-{pid}-abc123", out, pid)
     (dead / "tests.csv").write_text("half")
-    old = tmp_path / f".audit.fairstats-old-{_dead_pid()}-xyz"
-    old.mkdir()
-    alive = tmp_path / ".audit.fairstats-work-1-keep"  # pid 1 is alive: another run's folder stays
-    alive.mkdir()
+    empty = tmp_path / f".audit.fairstats-work-{_dead_pid()}-empty"  # killed before its marker: empty
+    empty.mkdir()
+    alive = _work_folder(tmp_path, ".audit.fairstats-work-1-keep", out, 1)  # pid 1 is alive: stays
     other = tmp_path / f".elsewhere.fairstats-work-{_dead_pid()}-abc"  # another --out's: not ours to clean
     other.mkdir()
+    # issue 29: a user's folders that only look like leftovers (no marker, or another run's) stay
+    lookalike = tmp_path / f".audit.fairstats-work-{_dead_pid()}-mine"
+    lookalike.mkdir()
+    (lookalike / "thesis.tex").write_text("mine")
+    wrong_pid = _work_folder(tmp_path, f".audit.fairstats-work-{_dead_pid()}-pid", out, 1)
+    (wrong_pid / "notes.txt").write_text("mine")
+    old_lookalike = tmp_path / f".audit.fairstats-old-{_dead_pid()}-xyz"  # no manifest: not an audit
+    old_lookalike.mkdir()
+    (old_lookalike / "data.csv").write_text("mine")
     assert _run(capsys, "audit", data_csv, "--group", "g", *FAST, "--out", out)[0] == 0
-    assert not dead.exists() and not old.exists()
+    assert not dead.exists() and not empty.exists()
     assert alive.exists() and other.exists()
+    assert (lookalike / "thesis.tex").read_text() == "mine"
+    assert (wrong_pid / "notes.txt").read_text() == "mine"
+    assert (old_lookalike / "data.csv").read_text() == "mine"
 
 
 def _audit_process(data: Path, out: Path, resamples: str) -> subprocess.Popen:
@@ -221,7 +240,12 @@ def _wait_for_work_folder(parent: Path, proc: subprocess.Popen) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+    ("sig", "status", "word"),
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+        (signal.SIGHUP, 129, "terminated (SIGHUP)"),  # issue 29: a closed terminal or ssh connection
+    ],
 )
 def test_interrupt_is_one_line_and_leaves_nothing(tmp_path, sig, status, word):
     data = tmp_path / "data.csv"

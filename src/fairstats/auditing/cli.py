@@ -15,8 +15,10 @@ subcommands (``audit``; ``python -m fairstats`` runs it).
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
 that never occurs, an ``--out`` holding files the audit did not write) ends with one line
 ``fairstats audit: error: ...`` and exit status 2; nothing is written: every output is built in a work folder
-that replaces ``--out`` only when the whole audit succeeded. Ctrl-C (SIGINT) and SIGTERM end with one line and
-exit status 130 / 143, nothing written.
+that replaces ``--out`` only when the whole audit succeeded. Ctrl-C (SIGINT), SIGTERM, SIGHUP (a closed
+terminal or ssh connection) and every other signal whose default ends the process (:data:`ENDING_SIGNALS`) end
+with one line and exit status 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP),
+nothing written. Every message printed is display text (:func:`fairstats._text.display_text`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fairstats._format import visible
+from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing import options as opt
 from fairstats.auditing.errors import AuditError
@@ -262,7 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
-        130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+        130 after Ctrl-C (SIGINT), 128 + its number after a signal of :data:`ENDING_SIGNALS` (143 after
+        SIGTERM, 129 after SIGHUP).
     """
     parser = build_parser()
     try:
@@ -275,38 +278,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _audit_main(args)
 
 
+#: Signals whose default action ends the process (and that a handler can catch), handled like SIGTERM: the
+#: work folder is removed and the run ends with 128 + the signal's number. SIGINT is Ctrl-C
+#: (KeyboardInterrupt); SIGPIPE is ignored by Python (a closed pipe is an OSError).
+ENDING_SIGNALS = tuple(
+    getattr(signal, name)
+    for name in (
+        "SIGHUP", "SIGTERM", "SIGQUIT", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGXCPU", "SIGXFSZ",
+        "SIGVTALRM", "SIGPROF", "SIGIO", "SIGPWR", "SIGSTKFLT",
+    )
+    if hasattr(signal, name)
+)  # fmt: skip
+
+
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that the work folder is removed on the way out."""
+    """An ending signal, raised in the main thread so that the work folder is removed on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
-    raise _Terminated
+def _on_signal(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise _Terminated(signum)
 
 
 def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous = {s: signal.signal(s, _on_signal) for s in ENDING_SIGNALS}
     try:
         options, path, counts, out = _options_iv(args)
         summary, warned = _run(options, path, counts, out)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
+        print(f"{prog}: interrupted; {display_text(repr(str(args.out)))} was not changed", file=sys.stderr)
         return 130
-    except _Terminated:
-        print(f"{prog}: terminated; {str(args.out)!r} was not changed", file=sys.stderr)
-        return 143
+    except _Terminated as stop:
+        name = signal.Signals(stop.signum).name
+        print(f"{prog}: terminated ({name}); {display_text(repr(str(args.out)))} was not changed",
+              file=sys.stderr)  # fmt: skip
+        return 128 + stop.signum
     except (AuditError, ValueError, TypeError) as err:
-        print(f"{prog}: error: {one_line(err)}", file=sys.stderr)
+        print(f"{prog}: error: {display_text(one_line(err))}", file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"{prog}: error: could not write {str(args.out)!r}: {one_line(err)}", file=sys.stderr)
+        print(f"{prog}: error: could not write {display_text(repr(str(args.out)))}: "
+              f"{display_text(one_line(err))}", file=sys.stderr)  # fmt: skip
         return 1
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     for warning in warned:
-        print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
-    print(summary)
+        print(f"{prog}: warning: {display_text(warning)}", file=sys.stderr)
+    print(display_text_lines(summary))
     return 0
+
+
+def display_text_lines(text: str) -> str:
+    """A multi-line terminal text with each line as display text (no control or bidi character raw)."""
+    return "\n".join(display_text(line) for line in text.split("\n"))
 
 
 def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[str, tuple[str, ...]]:

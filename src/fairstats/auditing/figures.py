@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats._format import figure_text
+from fairstats._format import PLAIN, figure_text
 
 __all__ = ["draw_figures", "figure_name"]
 
@@ -40,9 +40,16 @@ def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, st
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from fairstats.plotting import DIVERGING, save_figure, set_style
+    from fairstats.plotting import save_figure, set_style
 
     set_style()
+    with plt.rc_context({"text.parse_math": False}):  # every text of these figures as written, no mathtext
+        return _draw(audit, tests, folder, plt, sns, save_figure)
+
+
+def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
+    from fairstats.plotting import DIVERGING
+
     written: list[str] = []
     used: set[str] = set()
     for name, res in audit.results.items():
@@ -73,12 +80,13 @@ def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, st
         ax.set_title(
             f"{figure_text(name)}: adjusted residuals "
             f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
-            + shown
+            + shown,
+            **PLAIN,
         )
         ax.set_xlabel("confusion cell")
-        ax.set_ylabel(figure_text(name))
-        ax.set_yticklabels([figure_text(g) for g in residuals.index], rotation=0)
-        ax.set_xticklabels([figure_text(c) for c in residuals.columns])
+        ax.set_ylabel(figure_text(name), **PLAIN)
+        ax.set_yticklabels([figure_text(g) for g in residuals.index], rotation=0, **PLAIN)
+        ax.set_xticklabels([figure_text(c) for c in residuals.columns], **PLAIN)
         path = save_figure(fig, folder / figure_name("residuals", name, used), pdf=False)
         plt.close(fig)
         written.append(path.name)
@@ -112,7 +120,7 @@ def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, st
                 ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
                 ax.set_title(metric, fontsize=10)
                 ax.set_yticks(y)
-                ax.set_yticklabels([figure_text(g) for g in groups])
+                ax.set_yticklabels([figure_text(g) for g in groups], **PLAIN)
                 ax.invert_yaxis()
             reference = part["reference"].iloc[0]
             subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
@@ -121,6 +129,7 @@ def draw_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, st
                 "significant after Holm)"
                 + subset,
                 fontsize=10,
+                **PLAIN,
             )
             path = save_figure(fig, folder / figure_name("disparities", name, used), pdf=False)
             plt.close(fig)
