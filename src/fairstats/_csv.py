@@ -92,7 +92,7 @@ def csv_text(frame: pd.DataFrame) -> str:
     header = [
         h[: -len(_MARK)] if _splits(str(c)) else h for h, c in zip(records[0], safe.columns, strict=True)
     ]  # fmt: skip
-    lines = [",".join(_field(h) for h in header)]
+    lines = ['""' if header == [""] else ",".join(_field(h) for h in header)]  # a lone empty name too
     columns = list(safe.columns)
     for i, record in enumerate(records[1:]):
         fields = []

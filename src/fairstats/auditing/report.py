@@ -126,6 +126,8 @@ def _environment(kind: str):
         env = jinja2.Environment(
             loader=jinja2.PackageLoader("fairstats.auditing", "templates"),
             autoescape=True,
+            # every value as display text (then autoescaped): no control, bidi or invisible character raw
+            finalize=lambda v: v if isinstance(v, Markup) else display_text(v),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
         )
