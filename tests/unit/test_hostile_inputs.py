@@ -6,7 +6,7 @@
 2. injection: data strings are text in report.md, report.html (opened in headless Chromium with the network
    blocked: no request leaves) and the .md tables; CSV cells that a spreadsheet would run get an apostrophe.
 3. silent wrong answers: internal columns never collide with the user's; group columns read as text;
-   duplicated header names refused; intersection labels unambiguous; figure names unique; verdict spellings.
+   duplicated header names with differing copies refused; intersection labels unambiguous; figure names unique; verdict spellings.
 4. statistics: the Cramér's V interval contains its estimate (tests/unit/test_cramers_v.py checks coverage).
 5. late crashes: --n-resamples bounds, figures of any interval, long column names.
 6. honest messages: white-space variants of a group warned with counts; one row per fold refused.
@@ -478,12 +478,15 @@ def test_empty_group_field_is_a_missing_value(tmp_path, capsys):
 
 @pytest.mark.parametrize("header", ["g,y,p,g", "g,y,p,y", "g,y,p,g,g"])
 def test_duplicated_header_names_are_refused_by_name(tmp_path, capsys, header):
+    """Issue 29's rule: a used column whose copies differ is refused, naming the first line where they do
+    (identical copies are read once: tests/unit/test_hostile_inputs_2.py)."""
     path = tmp_path / "data.csv"
     n = header.count(",") + 1
     path.write_text(header + "\n" + "\n".join(",".join(["a", "1", "0", "b", "c"][:n]) for _ in range(4)))
     status, _, stderr = _run(capsys, "audit", path, "--group", "g", *FAST, "--out", tmp_path / "o")
     assert status == 2
-    _one_error_line(stderr, rf"column name '{header.split(',')[-1]}' occurs more than once")
+    name = header.split(",")[-1]
+    _one_error_line(stderr, rf"column '{name}' occurs \d times and its copies differ, first on line 2")
 
 
 def test_intersection_labels_never_collide(tmp_path, capsys):
