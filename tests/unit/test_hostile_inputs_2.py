@@ -436,3 +436,10 @@ def test_date_duration_and_binary_groups_are_text(kind, values):
     frame["g"] = [values(i) for i in range(len(frame))]
     started, _ = _start(frame)
     assert all(isinstance(g, str) for g in started.finish().residuals["group"])
+
+
+def test_the_notebook_view_holds_no_escape_sequence():
+    """the notebook view of an audit (Audit._repr_html_) shows ESC, bidi and zero-width characters escaped"""
+    started, _ = _start(_people([TRICKS["title"], "\u202eevil", "ok\u200b"]))
+    html = started.finish()._repr_html_()
+    assert _raw_hidden(html) == [] and "\\x1b" in html

@@ -129,9 +129,17 @@ class Audit:
     def _repr_html_(self) -> str:
         from markupsafe import escape
 
-        parts = [f"<pre>{escape(self.summary())}</pre>"]
+        from fairstats._text import display_text
+
+        shown = "\n".join(display_text(line) for line in self.summary().split("\n"))
+        parts = [f"<pre>{escape(shown)}</pre>"]
         for name, frame in self.tables.items():
-            parts.append(f"<h4>{escape(name)}</h4>" + frame.to_html(index=False, max_rows=20, escape=True))
+            view = frame.copy()  # data strings as display text (then escaped), as in report.html
+            for column in view.columns:
+                if pd.api.types.is_object_dtype(view[column]) or pd.api.types.is_string_dtype(view[column]):
+                    view[column] = [display_text(v) if isinstance(v, str) else v for v in view[column]]
+            view.columns = [display_text(c) for c in view.columns]
+            parts.append(f"<h4>{escape(name)}</h4>" + view.to_html(index=False, max_rows=20, escape=True))
         return "\n".join(parts)
 
     def __repr__(self) -> str:
