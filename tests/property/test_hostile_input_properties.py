@@ -2,7 +2,8 @@
 
 Mostly on the writers and the display-text function directly (fast, many examples), plus a few full audits.
 Examples drawn per test under the registered profile ``fairstats`` (tests/conftest.py: derandomized, no
-deadline): the number in each ``@settings`` below; in all about 1,500 examples, well under a minute here.
+deadline): the number in each ``@settings`` below (300 + 400 + 300 + 60, and 4 + 4 full audits without
+shrinking): about a minute on the shared two-core machine.
 
 Markdown is rendered as GitHub would: markdown-it-py (CommonMark + GFM tables) with its ``text_join`` rule
 off, so that every text node stays as the parser split it at escapes, and GFM's autolink rule (bare

@@ -443,3 +443,22 @@ def test_the_notebook_view_holds_no_escape_sequence():
     started, _ = _start(_people([TRICKS["title"], "\u202eevil", "ok\u200b"]))
     html = started.finish()._repr_html_()
     assert _raw_hidden(html) == [] and "\\x1b" in html
+
+
+@pytest.mark.parametrize("kind", ["list", "struct", "binary-not-utf8"])
+def test_nested_and_binary_groups_are_refused_alike_on_every_parquet_path(tmp_path, capsys, kind):
+    """list, struct and non-UTF-8 binary groups: the same one-line refusal naming file and column, whether
+    the parquet file is counted (DuckDB) or read row by row (--y-score)"""
+    frame = _people(["a", "b"], s=0.5)
+    frame["g"] = [
+        {"list": [i % 2], "struct": {"k": i % 2}, "binary-not-utf8": bytes([0xFF, i % 2])}[kind]
+        for i in range(len(frame))
+    ]
+    data = tmp_path / "d.parquet"
+    frame.to_parquet(data)
+    errors = []
+    for extra in ([], ["--y-score", "s"]):
+        status, _, err = _run(capsys, "audit", data, "--group", "g", *FAST, *extra, "--out", tmp_path / "o")
+        assert status == 2 and len(err.strip().splitlines()) == 1 and "'g'" in err and "d.parquet" in err
+        errors.append(err)
+    assert errors[0] == errors[1]

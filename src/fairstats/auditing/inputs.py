@@ -155,7 +155,7 @@ def read_input(
         and path.exists()
         and options.fold is None
         and options.y_score is None
-        and not _parquet_repeats_names(path)
+        and not _parquet_repeats_names(path, _keys(options))
     ):
         table = _count_parquet(path, options)
     else:
@@ -169,19 +169,27 @@ def _parquet_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _parquet_repeats_names(path: Path) -> bool:
-    """Does a parquet file (or a file of the folder) name a column twice? Such input is read by pandas
-    (every copy kept, :mod:`fairstats.auditing.columns`' rule), not counted by DuckDB, which would
-    rename the copies."""
+def _parquet_repeats_names(path: Path, used: Sequence[str] = ()) -> bool:
+    """Does a parquet file (or a file of the folder) name a column twice, or hold a ``used`` column of
+    nested values (lists, structs, maps) or binary values? Such input is read by pandas (every copy kept,
+    refused or warned by :mod:`fairstats.auditing.columns`' rule with the same messages as every other
+    path), not counted by DuckDB, which would rename the copies."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     for file in _parquet_files(path):
         try:
-            names = pq.read_schema(file).names
+            schema = pq.read_schema(file)
         except Exception:  # noqa: BLE001 - unreadable: the reader that follows names the error
             return False
-        if len(set(names)) != len(names):
+        if len(set(schema.names)) != len(schema.names):
             return True
+        for field in schema:
+            kind = field.type
+            if field.name in used and (
+                pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+            ):
+                return True
     return False
 
 
