@@ -67,7 +67,7 @@ def _missing_iv(table: pd.DataFrame, where: str) -> None:
 
 
 def _nested_iv(table: pd.DataFrame, where: str) -> None:
-    """Key columns holding lists, arrays, structs or maps: refused, naming the column (a count is per value)."""
+    """Key columns holding lists, arrays, structs or maps: refused, naming the column (one value a row)."""
     for column in table.columns:
         if column == COUNT_COLUMN or not pd.api.types.is_object_dtype(table[column]):
             continue

@@ -6,7 +6,8 @@
 2. injection: data strings are text in report.md, report.html (opened in headless Chromium with the network
    blocked: no request leaves) and the .md tables; CSV cells that a spreadsheet would run get an apostrophe.
 3. silent wrong answers: internal columns never collide with the user's; group columns read as text;
-   duplicated header names with differing copies refused; intersection labels unambiguous; figure names unique; verdict spellings.
+   duplicated header names with differing copies refused; intersection labels unambiguous; figure names
+   unique; verdict spellings.
 4. statistics: the Cramér's V interval contains its estimate (tests/unit/test_cramers_v.py checks coverage).
 5. late crashes: --n-resamples bounds, figures of any interval, long column names.
 6. honest messages: white-space variants of a group warned with counts; one row per fold refused.
