@@ -1,30 +1,27 @@
-"""Data strings as plain text on one line: shared by the statistics' figures and the audit's report.
+"""Data strings as figure text: one line, every hidden character visible, short; shown by matplotlib as text.
 
-A low-level module (it imports nothing of fairstats), so that a statistics module (e.g. the subgroup search's
-figure) and the audit application (:mod:`fairstats.auditing`) show a data string the same way without the
-statistics importing the application.
+A low-level module (it imports only :mod:`fairstats._text`), so that a statistics module (e.g. the subgroup
+search's figure) and the audit application (:mod:`fairstats.auditing`) show a data string the same way
+without the statistics importing the application. Display text itself is :func:`fairstats._text.display_text`
+(the one function for every output); figures pass it to matplotlib with ``parse_math=False``
+(:data:`PLAIN`), so ``$...$`` in a value is shown as written, never as mathtext.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from fairstats._text import display_text
 
-__all__ = ["figure_text", "visible"]
+__all__ = ["PLAIN", "figure_text"]
 
-
-def visible(text: object) -> str:
-    """``text`` on one line: line breaks shown as ``⏎``, other control characters as ``\\xNN`` escapes."""
-    text = str(text)
-    if text.isprintable():  # no control character, no line or paragraph separator: nothing to show
-        return text
-    out = []
-    for ch in re.sub(r"\r\n|\r|\n|\u2028|\u2029|\x85", "\u23ce", text):
-        out.append(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) == "Cc" else ch)
-    return "".join(out)
+#: matplotlib text properties that show a string as written (no mathtext): pass to every call that sets a
+#: label, title or tick label holding data (``ax.set_title(figure_text(v), **PLAIN)``).
+PLAIN = {"parse_math": False}
 
 
 def figure_text(text: object) -> str:
-    """A data string as figure text: one line, no matplotlib mathtext (``$`` escaped), <= 60 characters."""
-    shown = visible(text).replace("$", r"\$")
+    """A data string as figure text: :func:`~fairstats._text.display_text`, at most 60 characters.
+
+    Show it with :data:`PLAIN` (``parse_math=False``): the ``$`` of a value is then a dollar sign.
+    """
+    shown = display_text(text)
     return shown if len(shown) <= 60 else shown[:59] + "…"

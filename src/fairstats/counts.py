@@ -24,6 +24,7 @@ replacement), so they cost the same for 10³ or 10⁹ people.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ __all__ = ["COUNT_COLUMN", "Counts", "as_rows"]
 
 #: Name of the count column of :class:`Counts` tables and of ``fairstats audit --counts`` files.
 COUNT_COLUMN = "n"
+#: The most people a :class:`Counts` holds: every integer up to it is exact in float64, where the tests
+#: compute (a larger total would be rounded, or wrap around in int64).
+MAX_PEOPLE = 2**53 - 1
 
 
 def _columns_iv(columns: object) -> list[str]:
@@ -60,6 +64,20 @@ def _missing_iv(table: pd.DataFrame, where: str) -> None:
         if isna.any():
             people = int(table.loc[isna, COUNT_COLUMN].sum())
             raise ValueError(f"{where}: column {column!r} has {people} missing value(s) (NaN)")
+
+
+def _nested_iv(table: pd.DataFrame, where: str) -> None:
+    """Key columns holding lists, arrays, structs or maps: refused, naming the column (one value a row)."""
+    for column in table.columns:
+        if column == COUNT_COLUMN or not pd.api.types.is_object_dtype(table[column]):
+            continue
+        for value in table[column]:
+            if isinstance(value, list | tuple | np.ndarray | dict | set):
+                kind = "a struct or map" if isinstance(value, dict) else "a list"
+                raise ValueError(
+                    f"{where}: column {column!r} holds {kind} ({type(value).__name__}); a key column holds "
+                    "one value per row (text, a number, a date): flatten it first"
+                )
 
 
 def _native(data: object) -> object:
@@ -191,6 +209,7 @@ class Counts:
         if table.empty or int(table[COUNT_COLUMN].sum()) == 0:
             raise ValueError(f"{where} is empty (0 rows)")
         _missing_iv(table, where)
+        _nested_iv(table, where)
         return cls._aggregate(table, columns, source=where)
 
     @classmethod
@@ -231,7 +250,8 @@ class Counts:
         ------
         ValueError
             Missing column, missing key value, ``n`` missing, negative or not a whole number (named with its
-            row), or no people at all.
+            row), more than :data:`MAX_PEOPLE` people in all (the sum compared exactly, the largest count
+            named with its row), or no people at all.
         """
         if not isinstance(table, pd.DataFrame):
             raise TypeError(f"{where} must be a pandas DataFrame, got {type(table).__name__}")
@@ -256,11 +276,20 @@ class Counts:
                 raise ValueError(
                     f"{where}: column {COUNT_COLUMN!r} has {what}, {counts.iloc[i]}, on row {i + 1}"
                 )
+        # math.fsum rounds the exact sum once; every integer below 2**53 is a float64: an exact comparison
+        if math.fsum(values) > MAX_PEOPLE:
+            big = int(np.argmax(values))
+            raise ValueError(
+                f"{where}: column {COUNT_COLUMN!r} adds up to more than {MAX_PEOPLE:,} people "
+                f"(2**53 - 1, the most the tests count exactly in float64); its largest count is "
+                f"{counts.iloc[big]} on row {big + 1}"
+            )
         frame = table[keys].copy()
         frame[COUNT_COLUMN] = values.astype(np.int64)
         if int(frame[COUNT_COLUMN].sum()) == 0:
             raise ValueError(f"{where}: column {COUNT_COLUMN!r} counts no people")
         _missing_iv(frame, where)
+        _nested_iv(frame, where)
         return cls._aggregate(frame, keys, source=where)
 
 

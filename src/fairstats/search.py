@@ -135,11 +135,11 @@ class SubgroupSearchResult:
         """Dot plot of the ``top`` comparisons: rate in the subgroup (black: disparity; grey: not) and in
         the rest (open), joined by a line; returns the matplotlib Figure (needs ``fairstats[audit]``).
 
-        Labels are data strings shown as plain text (line breaks and ``$`` made harmless).
+        Labels are data strings shown as plain text (:func:`fairstats._text.display_text`, no mathtext).
         """
         import matplotlib.pyplot as plt
 
-        from fairstats._format import figure_text
+        from fairstats._format import PLAIN, figure_text
 
         if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
             raise ValueError(f"`top` must be a positive integer, got {top!r}")
@@ -155,7 +155,7 @@ class SubgroupSearchResult:
         ax.scatter(inside[~found], y[~found], color="lightgrey", edgecolor="black", zorder=3,
                    label="subgroup (inconclusive)")  # fmt: skip
         ax.set_yticks(y)
-        ax.set_yticklabels(labels)
+        ax.set_yticklabels(labels, **PLAIN)
         ax.invert_yaxis()
         ax.set_xlabel("rate")
         ax.legend(loc="best", fontsize=8)

@@ -170,3 +170,25 @@ def test_multinomial_count_bootstrap_matches_a_row_bootstrap():
     assert sample.count.tolist() == [9, 4, 3, 8]
     counts, _ = _cell_sums(sample.count.astype(float), sample)
     assert counts.tolist() == [9.0, 4.0, 3.0, 8.0]
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [2**62, 2**62, 2**62],  # sums past 2**63: int64 would wrap around to a negative total
+        [2**53, 0, 1],  # one count past the float64-exact bound
+        [2**52, 2**52, 1],  # sum 2**53 + 1: exactly one person too many
+        [float(2**64), 1, 1],  # read as a float from a CSV
+    ],
+)
+def test_counts_past_the_exact_bound_are_refused(counts):
+    table = pd.DataFrame({"g": ["a", "b", "c"], "n": counts})
+    with pytest.raises(ValueError, match=r"adds up to more than 9,007,199,254,740,991 people"):
+        fs.Counts.from_table(table, keys=["g"])
+
+
+def test_counts_up_to_the_bound_are_exact():
+    table = pd.DataFrame({"g": ["a", "b"], "n": [2**52, 2**52 - 1]})  # 2**53 - 1 people: the bound itself
+    counts = fs.Counts.from_table(table, keys=["g"])
+    assert counts.n == 2**53 - 1 == fs.counts.MAX_PEOPLE
+    assert counts.table["n"].tolist() == [2**52, 2**52 - 1]

@@ -6,7 +6,8 @@
 2. injection: data strings are text in report.md, report.html (opened in headless Chromium with the network
    blocked: no request leaves) and the .md tables; CSV cells that a spreadsheet would run get an apostrophe.
 3. silent wrong answers: internal columns never collide with the user's; group columns read as text;
-   duplicated header names refused; intersection labels unambiguous; figure names unique; verdict spellings.
+   duplicated header names with differing copies refused; intersection labels unambiguous; figure names
+   unique; verdict spellings.
 4. statistics: the Cramér's V interval contains its estimate (tests/unit/test_cramers_v.py checks coverage).
 5. late crashes: --n-resamples bounds, figures of any interval, long column names.
 6. honest messages: white-space variants of a group warned with counts; one row per fold refused.
@@ -31,7 +32,7 @@ import pytest
 
 from fairstats.auditing import cli
 from fairstats.auditing.figures import draw_figures as _figures
-from fairstats.auditing.folder import MANIFEST
+from fairstats.auditing.folder import MANIFEST, WORK_MARKER
 from fairstats.auditing.report import markdown_code, markdown_text
 from fairstats.confusion import equal_confusion_test
 from fairstats.groups import group_labels
@@ -180,20 +181,39 @@ def _dead_pid() -> int:
     return proc.pid
 
 
+def _work_folder(parent: Path, name: str, target: Path, pid: int) -> Path:
+    """A work folder as a run of pid ``pid`` for ``target`` made it (its marker inside, issue 29)."""
+    folder = parent / name
+    folder.mkdir()
+    (folder / WORK_MARKER).write_text(json.dumps({"fairstats-work": str(target.resolve()), "pid": pid}))
+    return folder
+
+
 def test_leftover_work_folders_of_dead_runs_are_removed(tmp_path, data_csv, capsys):
     out = tmp_path / "audit"
-    dead = tmp_path / f".audit.fairstats-work-{_dead_pid()}-abc123"
-    dead.mkdir()
+    pid = _dead_pid()
+    dead = _work_folder(tmp_path, f".audit.fairstats-work-{pid}-abc123", out, pid)
     (dead / "tests.csv").write_text("half")
-    old = tmp_path / f".audit.fairstats-old-{_dead_pid()}-xyz"
-    old.mkdir()
-    alive = tmp_path / ".audit.fairstats-work-1-keep"  # pid 1 is alive: another run's folder stays
-    alive.mkdir()
+    empty = tmp_path / f".audit.fairstats-work-{_dead_pid()}-empty"  # killed before its marker: empty
+    empty.mkdir()
+    alive = _work_folder(tmp_path, ".audit.fairstats-work-1-keep", out, 1)  # pid 1 is alive: stays
     other = tmp_path / f".elsewhere.fairstats-work-{_dead_pid()}-abc"  # another --out's: not ours to clean
     other.mkdir()
+    # issue 29: a user's folders that only look like leftovers (no marker, or another run's) stay
+    lookalike = tmp_path / f".audit.fairstats-work-{_dead_pid()}-mine"
+    lookalike.mkdir()
+    (lookalike / "thesis.tex").write_text("mine")
+    wrong_pid = _work_folder(tmp_path, f".audit.fairstats-work-{_dead_pid()}-pid", out, 1)
+    (wrong_pid / "notes.txt").write_text("mine")
+    old_lookalike = tmp_path / f".audit.fairstats-old-{_dead_pid()}-xyz"  # no manifest: not an audit
+    old_lookalike.mkdir()
+    (old_lookalike / "data.csv").write_text("mine")
     assert _run(capsys, "audit", data_csv, "--group", "g", *FAST, "--out", out)[0] == 0
-    assert not dead.exists() and not old.exists()
+    assert not dead.exists() and not empty.exists()
     assert alive.exists() and other.exists()
+    assert (lookalike / "thesis.tex").read_text() == "mine"
+    assert (wrong_pid / "notes.txt").read_text() == "mine"
+    assert (old_lookalike / "data.csv").read_text() == "mine"
 
 
 def _audit_process(data: Path, out: Path, resamples: str) -> subprocess.Popen:
@@ -221,7 +241,12 @@ def _wait_for_work_folder(parent: Path, proc: subprocess.Popen) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("sig", "status", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+    ("sig", "status", "word"),
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+        (signal.SIGHUP, 129, "terminated (SIGHUP)"),  # issue 29: a closed terminal or ssh connection
+    ],
 )
 def test_interrupt_is_one_line_and_leaves_nothing(tmp_path, sig, status, word):
     data = tmp_path / "data.csv"
@@ -454,12 +479,15 @@ def test_empty_group_field_is_a_missing_value(tmp_path, capsys):
 
 @pytest.mark.parametrize("header", ["g,y,p,g", "g,y,p,y", "g,y,p,g,g"])
 def test_duplicated_header_names_are_refused_by_name(tmp_path, capsys, header):
+    """Issue 29's rule: a used column whose copies differ is refused, naming the first line where they do
+    (identical copies are read once: tests/unit/test_hostile_inputs_2.py)."""
     path = tmp_path / "data.csv"
     n = header.count(",") + 1
     path.write_text(header + "\n" + "\n".join(",".join(["a", "1", "0", "b", "c"][:n]) for _ in range(4)))
     status, _, stderr = _run(capsys, "audit", path, "--group", "g", *FAST, "--out", tmp_path / "o")
     assert status == 2
-    _one_error_line(stderr, rf"column name '{header.split(',')[-1]}' occurs more than once")
+    name = header.split(",")[-1]
+    _one_error_line(stderr, rf"column '{name}' occurs \d times and its copies differ, first on line 2")
 
 
 def test_intersection_labels_never_collide(tmp_path, capsys):

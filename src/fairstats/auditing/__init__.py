@@ -11,9 +11,23 @@ A wing of its own on top of the statistics (which never import it): options chec
 result and report in :mod:`~fairstats.auditing.impact`.
 """
 
-from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning
+from fairstats.auditing.errors import (
+    AuditError,
+    DuplicateColumnWarning,
+    GroupLookalikeWarning,
+    GroupWhitespaceWarning,
+)
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.result import Audit, audit
 
-__all__ = ["Audit", "AuditError", "AuditOptions", "GroupWhitespaceWarning", "Grouping", "audit"]
+__all__ = [
+    "Audit",
+    "AuditError",
+    "AuditOptions",
+    "DuplicateColumnWarning",
+    "GroupLookalikeWarning",
+    "GroupWhitespaceWarning",
+    "Grouping",
+    "audit",
+]

@@ -16,8 +16,10 @@ subcommands (``audit``, ``monitor``; ``python -m fairstats`` runs it).
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
 that never occurs, an ``--out`` holding files the audit did not write) ends with one line
 ``fairstats audit: error: ...`` and exit status 2; nothing is written: every output is built in a work folder
-that replaces ``--out`` only when the whole audit succeeded. Ctrl-C (SIGINT) and SIGTERM end with one line and
-exit status 130 / 143, nothing written.
+that replaces ``--out`` only when the whole audit succeeded. Ctrl-C (SIGINT), SIGTERM, SIGHUP (a closed
+terminal or ssh connection) and every other signal whose default ends the process (:data:`ENDING_SIGNALS`) end
+with one line and exit status 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP),
+nothing written. Every message printed is display text (:func:`fairstats._text.display_text`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fairstats._format import visible
+from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing import options as opt
 from fairstats.auditing.errors import AuditError
@@ -370,9 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
-        3 with ``--fail-on disparity`` when a verdict is ``disparity``, 130 after Ctrl-C (SIGINT), 143 after
-        SIGTERM. ``fairstats monitor`` uses the same codes (3: an alarm is raised;
-        :mod:`fairstats.auditing.monitor`).
+        3 with ``--fail-on disparity`` when a verdict is ``disparity``, 130 after Ctrl-C (SIGINT), 128 + its
+        number after a signal of :data:`ENDING_SIGNALS` (143 after SIGTERM, 129 after SIGHUP).
+        ``fairstats monitor`` uses the same codes (3: an alarm is raised; :mod:`fairstats.auditing.monitor`).
     """
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -397,17 +399,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _audit_main(args)
 
 
+#: Signals whose default action ends the process (and that a handler can catch), handled like SIGTERM: the
+#: work folder is removed and the run ends with 128 + the signal's number. SIGINT is Ctrl-C
+#: (KeyboardInterrupt); SIGPIPE is ignored by Python (a closed pipe is an OSError).
+ENDING_SIGNALS = tuple(
+    getattr(signal, name)
+    for name in (
+        "SIGHUP", "SIGTERM", "SIGQUIT", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGXCPU", "SIGXFSZ",
+        "SIGVTALRM", "SIGPROF", "SIGIO", "SIGPWR", "SIGSTKFLT",
+    )
+    if hasattr(signal, name)
+)  # fmt: skip
+
+
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that the work folder is removed on the way out."""
+    """An ending signal, raised in the main thread so that the work folder is removed on the way out."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
-    raise _Terminated
+def _on_signal(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise _Terminated(signum)
 
 
 def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous = {s: signal.signal(s, _on_signal) for s in ENDING_SIGNALS}
     try:
         if args.impact_ratios:
             if args.json or args.fail_on:
@@ -425,30 +444,39 @@ def _audit_main(args: argparse.Namespace) -> int:
                 find_renderer()  # before anything is read or written
             summary, warned, done = _run(options, path, counts, out, command=args.command_line, pdf=args.pdf)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
+        print(f"{prog}: interrupted; {display_text(repr(str(args.out)))} was not changed", file=sys.stderr)
         return 130
-    except _Terminated:
-        print(f"{prog}: terminated; {str(args.out)!r} was not changed", file=sys.stderr)
-        return 143
+    except _Terminated as stop:
+        name = signal.Signals(stop.signum).name
+        print(f"{prog}: terminated ({name}); {display_text(repr(str(args.out)))} was not changed",
+              file=sys.stderr)  # fmt: skip
+        return 128 + stop.signum
     except (AuditError, ValueError, TypeError) as err:
-        print(f"{prog}: error: {one_line(err)}", file=sys.stderr)
+        print(f"{prog}: error: {display_text(one_line(err))}", file=sys.stderr)
         return 2
     except OSError as err:
-        print(f"{prog}: error: could not write {str(args.out)!r}: {one_line(err)}", file=sys.stderr)
+        print(f"{prog}: error: could not write {display_text(repr(str(args.out)))}: "
+              f"{display_text(one_line(err))}", file=sys.stderr)  # fmt: skip
         return 1
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     for warning in warned:
-        print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
+        print(f"{prog}: warning: {display_text(warning)}", file=sys.stderr)
     if args.json:
         import json
 
-        print(json.dumps(done.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        print(json.dumps(done.to_dict(), indent=2, ensure_ascii=True, allow_nan=False))
     else:
-        print(summary)
+        print(display_text_lines(summary))
     if args.fail_on == "disparity" and done.has_disparity:
         return EXIT_DISPARITY
     return EXIT_OK
+
+
+def display_text_lines(text: str) -> str:
+    """A multi-line terminal text with each line as display text (no control or bidi character raw)."""
+    return "\n".join(display_text(line) for line in text.split("\n"))
 
 
 def _run(

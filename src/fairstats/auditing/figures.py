@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats._format import figure_text
+from fairstats._format import PLAIN, figure_text
 from fairstats.reporting import one_line
 
 __all__ = ["draw_figures", "figure_alt", "figure_name", "report_figures"]
@@ -53,9 +53,16 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from fairstats.plotting import DIVERGING, save_figure, set_style
+    from fairstats.plotting import save_figure, set_style
 
     set_style()
+    with plt.rc_context({"text.parse_math": False}):  # every text of these figures as written, no mathtext
+        return _draw(audit, tests, folder, plt, sns, save_figure)
+
+
+def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
+    from fairstats.plotting import DIVERGING
+
     written: list[str] = []
     used: set[str] = set()
     for name, res in audit.results.items():
@@ -86,12 +93,13 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
         ax.set_title(
             f"{figure_text(name)}: adjusted residuals "
             f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
-            + shown
+            + shown,
+            **PLAIN,
         )
         ax.set_xlabel("confusion cell")
-        ax.set_ylabel(figure_text(name))
-        ax.set_yticklabels([figure_text(g) for g in residuals.index], rotation=0)
-        ax.set_xticklabels([figure_text(c) for c in residuals.columns])
+        ax.set_ylabel(figure_text(name), **PLAIN)
+        ax.set_yticklabels([figure_text(g) for g in residuals.index], rotation=0, **PLAIN)
+        ax.set_xticklabels([figure_text(c) for c in residuals.columns], **PLAIN)
         path = save_figure(fig, folder / figure_name("residuals", name, used), pdf=False)
         plt.close(fig)
         stacked = residuals.stack()
@@ -145,7 +153,7 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
                 ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
                 ax.set_title(metric, fontsize=10)
                 ax.set_yticks(y)
-                ax.set_yticklabels([figure_text(g) for g in groups])
+                ax.set_yticklabels([figure_text(g) for g in groups], **PLAIN)
             axes[0].invert_yaxis()  # once: the axes share y, the first group on top
             reference = part["reference"].iloc[0]
             subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
@@ -153,6 +161,7 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
                 f"{figure_text(name)}: each group minus {figure_text(reference)}{subset}\n"
                 "95% intervals, unadjusted; filled: the interval excludes 0 (Holm-adjusted p in the report)",
                 fontsize=10,
+                **PLAIN,
             )
             path = save_figure(fig, folder / figure_name("disparities", name, used), pdf=False)
             plt.close(fig)

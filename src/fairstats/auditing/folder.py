@@ -5,8 +5,15 @@ SHA-256. :func:`check_out_folder` accepts ``--out`` only when it is new, empty, 
 that holds exactly the files of its manifest, unchanged; it refuses (:class:`~fairstats.auditing.AuditError`,
 exit 2, nothing touched) a file, a folder holding anything else, a read-only folder, a dangling symbolic
 link, and an input file inside ``--out``. A symbolic link to a folder stays a link: the audit replaces the
-folder it points to. The audit is built in a hidden temporary folder beside ``--out`` (its name carries the
-process id) and swapped into place at the end; leftovers of a killed run are removed by the next run.
+folder it points to. The audit is built in a hidden work folder beside ``--out`` (its name carries the process
+id) and swapped into place at the end; leftovers of a killed run are removed by the next run.
+
+The clean-up removes only what this tool created, as recorded: a work folder holding the marker file
+(:data:`WORK_MARKER`) that :func:`new_work_folder` wrote into it, naming this ``--out`` and the process, a
+regular file and no symbolic link; or an earlier audit moved aside during the swap (its manifest lists
+exactly its files, unchanged); in both cases only when that process is gone. A folder of the user's that
+merely has a work folder's name is never touched. A work folder's name stays within the file system's limit
+on names (:data:`NAME_MAX` bytes) whenever ``--out``'s does: a long name is shortened and a hash added.
 """
 
 from __future__ import annotations
@@ -23,10 +30,24 @@ from pathlib import Path
 
 from fairstats._version import __version__
 
-__all__ = ["MANIFEST", "OutFolderError", "check_out_folder", "new_work_folder", "swap_into_place"]
+__all__ = [
+    "MANIFEST",
+    "NAME_MAX",
+    "WORK_MARKER",
+    "OutFolderError",
+    "check_out_folder",
+    "new_work_folder",
+    "swap_into_place",
+]
 
 #: The manifest every audit folder holds: ``{"fairstats": version, "files": {name: sha256}}``.
 MANIFEST = ".fairstats-audit"
+
+
+#: The marker file inside a work folder this tool made: ``{"fairstats-work": target, "pid": pid}`` (JSON).
+WORK_MARKER = ".fairstats-work"
+#: The longest file name (bytes) of common file systems (ext4, XFS, APFS, NTFS in UTF-16 units).
+NAME_MAX = 255
 
 
 class OutFolderError(ValueError):
@@ -119,7 +140,7 @@ def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = ()) -> Path:
     return real
 
 
-_WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?:work|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
+_WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?P<kind>work|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 
 
 def _alive(pid: int) -> bool:
@@ -132,33 +153,70 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _stem(target: Path) -> str:
+    """The part of a work folder's name that names ``target``: its name, or (when a work folder's name would
+    pass :data:`NAME_MAX` bytes) its first characters and a hash of the whole name."""
+    name = target.name
+    room = NAME_MAX - len(".") - len(".fairstats-work--") - 10 - 12  # pid (<= 10 digits), mkdtemp's 8 + slack
+    if len(name.encode("utf-8")) <= room:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    short = name.encode("utf-8", "surrogateescape")[: room - 17].decode("utf-8", "ignore")
+    return f"{short}~{digest}"
+
+
+def _marker(path: Path) -> dict | None:
+    marker = path / WORK_MARKER
+    try:
+        if marker.is_symlink() or not marker.is_file():
+            return None
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _ours(path: Path, target: Path, kind: str, pid: int) -> bool:
+    """Did a run of this tool for ``target`` create ``path`` (recorded, see the module)?"""
+    if kind == "work":
+        record = _marker(path)
+        if record is None:
+            return not any(path.iterdir())  # made by mkdtemp, killed before its marker: empty
+        return record.get("fairstats-work") == str(target) and record.get("pid") == pid
+    return _manifest(path) is not None and _foreign(path) is None  # an earlier audit, as it wrote it
+
+
 def _clean_leftovers(target: Path) -> None:
-    """Remove hidden work folders of earlier runs for ``target`` whose process is gone (SIGKILL)."""
+    """Remove the work folders of earlier runs for ``target`` whose process is gone (SIGKILL), and only those
+    this tool created (see the module)."""
     parent = target.parent
     if not parent.is_dir():
         return
-    for path in parent.iterdir():
+    stem = _stem(target)
+    for path in sorted(parent.iterdir()):
         match = _WORK.match(path.name)
-        if (
-            match
-            and match["name"] == target.name
-            and path.is_dir()
-            and not path.is_symlink()
-            and int(match["pid"]) != os.getpid()
-            and not _alive(int(match["pid"]))
-        ):
-            shutil.rmtree(path, ignore_errors=True)
+        if not match or match["name"] != stem or path.is_symlink() or not path.is_dir():
+            continue
+        pid = int(match["pid"])
+        if pid == os.getpid() or _alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            if _ours(path, target, match["kind"], pid):
+                shutil.rmtree(path, ignore_errors=True)
 
 
 def new_work_folder(target: Path) -> Path:
-    """A hidden work folder beside ``target`` (same file system, so the final swap is a rename).
+    """A hidden work folder beside ``target`` (same file system, so the final swap is a rename), holding the
+    marker :data:`WORK_MARKER` that records who made it.
 
     Leftover work folders of killed runs for the same ``target`` are removed first.
     """
     _clean_leftovers(target)
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.fairstats-work-{os.getpid()}-"))
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{_stem(target)}.fairstats-work-{os.getpid()}-"))
+    record = {"fairstats-work": str(target), "pid": os.getpid()}
+    (tmp / WORK_MARKER).write_text(json.dumps(record, sort_keys=True) + "\n", encoding="utf-8")
     umask = os.umask(0)
     os.umask(umask)
     tmp.chmod(0o777 & ~umask)
@@ -178,6 +236,7 @@ def swap_into_place(tmp: Path, target: Path) -> None:
     ``target`` is checked again just before (files may have appeared during the run); on any failure the
     earlier audit stays as it was.
     """
+    (tmp / WORK_MARKER).unlink(missing_ok=True)
     write_manifest(tmp)
     if target.exists():
         why = _foreign(target)
@@ -186,7 +245,7 @@ def swap_into_place(tmp: Path, target: Path) -> None:
                 f"--out {str(target)!r} {why} (it changed during the run); nothing was replaced"
             )
         backup = Path(
-            tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.fairstats-old-{os.getpid()}-")
+            tempfile.mkdtemp(dir=target.parent, prefix=f".{_stem(target)}.fairstats-old-{os.getpid()}-")
         )
         backup.rmdir()
         os.replace(target, backup)

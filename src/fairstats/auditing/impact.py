@@ -296,7 +296,7 @@ class ImpactAudit:
 
     def summary(self, out: Path | str | None = None) -> str:
         """The plain-language summary (what the command prints); with ``out``, the line naming the report."""
-        from fairstats._format import visible
+        from fairstats._text import display_text as visible
 
         table = self.result.table
         compared = table[table["role"] == "compared"]
@@ -356,7 +356,7 @@ def draw_impact_figure(table: pd.DataFrame, folder: Path) -> str | None:
     ``impact_ratios.png`` in ``folder`` (None when no ratio is defined). Data strings shown as plain text."""
     import matplotlib.pyplot as plt
 
-    from fairstats._format import figure_text
+    from fairstats._format import PLAIN, figure_text
     from fairstats.plotting import save_figure, set_style
 
     rows = table[table["impact_ratio"].notna()]
@@ -389,7 +389,7 @@ def draw_impact_figure(table: pd.DataFrame, folder: Path) -> str | None:
         if mask.any():
             ax.scatter(ratio[mask], y[mask], zorder=3, label=label, **{"s": 36, **style})
     ax.set_yticks(y)
-    ax.set_yticklabels(labels)
+    ax.set_yticklabels(labels, **PLAIN)  # data strings as written: no mathtext
     ax.invert_yaxis()
     lowest = float(np.nanmin(np.where(has_ci, low, ratio)))
     highest = float(np.nanmax(np.where(has_ci, high, ratio)))

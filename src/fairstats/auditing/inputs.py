@@ -4,10 +4,17 @@
 for, and names the input in a :class:`Source` that the checks' messages quote. Group columns of a CSV file are
 read as text, as written (``01`` and ``1``, ``NA`` and ``None`` are groups of their own). Every failure is an
 :class:`~fairstats.auditing.AuditError` naming the file.
+
+A CSV file is read from one stream, once (``/dev/stdin`` and other pipes work), and a message names a row by
+its physical line (a quoted field holding a line break makes the two differ). Repeated column names are kept
+as read on every path, so that the one rule of :mod:`fairstats.auditing.columns` applies to all of them.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +22,54 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairstats.auditing.columns import LINES, input_columns
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.options import AuditOptions
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.reporting import one_line
 
-__all__ = ["Source", "is_parquet", "read_counts_file", "read_input", "read_predictions_file"]
+__all__ = [
+    "LINES",
+    "READ_WARNINGS",
+    "RecordLines",
+    "Source",
+    "is_parquet",
+    "read_counts_file",
+    "read_input",
+    "read_predictions_file",
+]
+
+#: ``DataFrame.attrs`` key of the input warnings raised while reading (kept as the audit's notes).
+READ_WARNINGS = "fairstats_read_warnings"
+
+
+class RecordLines:
+    """The physical line on which each data record of a CSV file starts (1-based; the header is line 1 or
+    later). Compared by identity and never copied, so that it can ride in ``DataFrame.attrs``."""
+
+    def __init__(self, starts: Sequence[int]) -> None:
+        self._starts = np.asarray(starts, dtype=np.int64)
+
+    def line(self, position: int) -> int:
+        return int(self._starts[position])
+
+    def __deepcopy__(self, memo: dict) -> RecordLines:
+        return self
+
+    @classmethod
+    def of_text(cls, text: str) -> RecordLines | None:
+        """The records' first lines of CSV ``text`` as pandas reads it (blank lines skipped), or None when
+        every record is one line (record ``i`` is then line ``i + 2``)."""
+        reader = csv.reader(io.StringIO(text, newline=""))
+        starts, previous = [], 0
+        for record in reader:
+            if record:
+                starts.append(previous + 1)
+            previous = reader.line_num
+        data = starts[1:]
+        if all(line == i + 2 for i, line in enumerate(data)):
+            return None
+        return cls(data)
 
 
 @dataclass(frozen=True)
@@ -40,14 +89,16 @@ class Source:
         kind = "counts" if counts else "parquet" if is_parquet(path) else "csv"
         return cls(name=path.name, kind=kind, path=path)
 
-    def where(self, position: int, *, counted: bool) -> str:
-        """Row ``position`` (0-based) of the input as a message names it: a CSV file's line number."""
+    def where(self, position: int, *, counted: bool, lines: RecordLines | None = None) -> str:
+        """Row ``position`` (0-based) of the input as a message names it: a CSV file's physical line number
+        (``lines``: where records span lines)."""
         if counted:
             what = "the counts table" if self.kind == "counts" else "the counted rows"
             return f"row {position + 1} of {what} of {self.name}"
         if self.kind in ("parquet", "frame"):
             return f"row {position + 1} of {self.name}"
-        return f"line {position + 2} of {self.name}"
+        line = position + 2 if lines is None else lines.line(position)
+        return f"line {line} of {self.name}"
 
 
 def is_parquet(path: Path) -> bool:
@@ -73,10 +124,18 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
         raise AuditError(f"--counts {str(path)!r} is a folder, not a CSV or parquet file")
     table = read_predictions_file(path, text_columns=(*options.groups, *options.search))
     table.columns = [str(c) for c in table.columns]
+    source = Source.of_file(path, counts=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = input_columns(table, options, source, np.ones(len(table)))
     try:
-        return Counts.from_table(table, keys=_keys(options, table.columns), where=repr(path.name))
+        counts = Counts.from_table(table, keys=_keys(options, table.columns), where=repr(path.name))
     except ValueError as err:
         raise AuditError(f"--counts: {one_line(err)}") from None
+    counts.table.attrs[READ_WARNINGS] = tuple(
+        dict.fromkeys(one_line(w.message) for w in caught if issubclass(w.category, UserWarning))
+    )
+    return counts
 
 
 def _count_parquet(path: Path, options: AuditOptions) -> Counts:
@@ -97,8 +156,13 @@ def read_input(
     person) or ``--where`` (whose columns may hold missing values), are read into memory."""
     if counts:
         table = read_counts_file(path, options)
-    elif is_parquet(path) and path.exists() and options.fold is None and options.y_score is None and not (
-        options.where  # the predicates' columns may hold missing values: the rows are read (into memory)
+    elif (
+        is_parquet(path)
+        and path.exists()
+        and options.fold is None
+        and options.y_score is None
+        and not options.where  # the predicates' columns may hold missing values: the rows are read
+        and not _parquet_repeats_names(path, _keys(options))
     ):
         table = _count_parquet(path, options)
     else:
@@ -106,22 +170,74 @@ def read_input(
     return table.table, table.table[COUNT_COLUMN].to_numpy()
 
 
-def _duplicated_iv(columns: Sequence[object], path: Path) -> None:
-    names = [str(c) for c in columns]
-    dup = next((c for i, c in enumerate(names) if c in names[:i]), None)
-    if dup is not None:
-        raise AuditError(f"{str(path)!r}: column name {dup!r} occurs more than once in the header")
+def _parquet_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".pq") and p.is_file())
+    return [path]
 
+
+def _parquet_repeats_names(path: Path, used: Sequence[str] = ()) -> bool:
+    """Does a parquet file (or a file of the folder) name a column twice, or hold a ``used`` column of
+    nested values (lists, structs, maps) or binary values? Such input is read by pandas (every copy kept,
+    refused or warned by :mod:`fairstats.auditing.columns`' rule with the same messages as every other
+    path), not counted by DuckDB, which would rename the copies."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for file in _parquet_files(path):
+        try:
+            schema = pq.read_schema(file)
+        except Exception:  # noqa: BLE001 - unreadable: the reader that follows names the error
+            return False
+        if len(set(schema.names)) != len(schema.names):
+            return True
+        for field in schema:
+            kind = field.type
+            if field.name in used and (
+                pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+            ):
+                return True
+    return False
+
+
+def _read_parquet_repeated(path: Path) -> pd.DataFrame:
+    """Parquet whose columns repeat a name, every copy kept (pyarrow's dataset reader refuses them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables, names = [], None
+    for file in _parquet_files(path):
+        table = pq.ParquetFile(file).read()
+        if names is None:
+            names = table.column_names
+        elif table.column_names != names:
+            raise AuditError(
+                f"{str(path)!r}: the file {file.name!r} has other columns than the first file of the folder"
+            )
+        tables.append(table.rename_columns([f"c{i}" for i in range(table.num_columns)]))
+    data = pa.concat_tables(tables).to_pandas()
+    data.columns = names
+    return data
 
 def _read_csv(path: Path, text_columns: Sequence[str]) -> pd.DataFrame:
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
-    _duplicated_iv(header.iloc[0].tolist() if len(header) else [], path)
-    data = pd.read_csv(path)
-    text = [c for c in text_columns if c in data.columns]
+    """The CSV file, read from one stream once (a pipe works); repeated column names kept as written."""
+    raw = path.read_bytes()
+    header = pd.read_csv(io.BytesIO(raw), header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = header.iloc[0].tolist() if len(header) else []
+    data = pd.read_csv(io.BytesIO(raw))
+    if len(data.columns) != len(names):  # pragma: no cover - pandas reads the header it was given
+        raise AuditError(f"could not read {str(path)!r} as CSV: the header has {len(names)} fields")
+    text = [i for i, name in enumerate(names) if name in text_columns]
     if text:  # as written: no number or NA inference ("01" is not "1", "NA" is a group); empty is missing
-        raw = pd.read_csv(path, usecols=text, dtype=str, keep_default_na=False, na_values=[""])
-        for column in text:
-            data[column] = raw[column].astype(object).where(raw[column].notna(), np.nan)
+        read = pd.read_csv(io.BytesIO(raw), usecols=text, dtype=str, keep_default_na=False, na_values=[""])
+        for j, i in enumerate(text):
+            values = read.iloc[:, j]
+            data[data.columns[i]] = values.astype(object).where(values.notna(), np.nan)
+    data.columns = names
+    if b'"' in raw:
+        lines = RecordLines.of_text(raw.decode("utf-8", errors="replace"))
+        if lines is not None:
+            data.attrs[LINES] = lines
     return data
 
 
@@ -129,7 +245,7 @@ def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd
     """Read a CSV or parquet file of predictions; raise :class:`AuditError` naming the file on failure.
 
     ``text_columns`` of a CSV file are read as text, as written (no number or NA inference; an empty field
-    is missing). A header naming a column twice is refused.
+    is missing). Repeated column names are kept (:mod:`fairstats.auditing.columns` applies its rule).
     """
     if not path.exists():
         raise AuditError(f"file {str(path)!r} not found")
@@ -137,8 +253,7 @@ def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd
         raise AuditError(f"{str(path)!r} is a folder without .parquet files, not a CSV or parquet file")
     try:
         if is_parquet(path):
-            data = pd.read_parquet(path)
-            _duplicated_iv(data.columns, path)
+            data = _read_parquet_repeated(path) if _parquet_repeats_names(path) else pd.read_parquet(path)
         else:
             data = _read_csv(path, text_columns)
     except pd.errors.EmptyDataError:

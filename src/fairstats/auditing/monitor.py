@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import re
@@ -46,7 +45,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairstats._format import figure_text, visible
+from fairstats._format import figure_text
+from fairstats._text import display_text as visible
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.exits import EXIT_DISPARITY, EXIT_WRITE
 from fairstats.auditing.folder import (
@@ -288,25 +288,30 @@ def _draw(table: pd.DataFrame, path: Path, alpha: float) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    metrics = list(dict.fromkeys(table["metric"]))
-    fig, axes = plt.subplots(1, len(metrics), figsize=(5 * len(metrics), 3.6), squeeze=False, sharey=True)
-    order = list(dict.fromkeys(table["batch"]))
-    position = {b: i + 1 for i, b in enumerate(order)}
-    for ax, metric in zip(axes[0], metrics, strict=True):
-        rows = table[table["metric"] == metric]
-        for group, part in rows.groupby("group", sort=True):
-            x = [position[b] for b in part["batch"]]
-            (line,) = ax.plot(x, part["estimate"], lw=1.2, label=figure_text(group))
-            ax.fill_between(x, part["cs_low"], part["cs_high"], color=line.get_color(), alpha=0.2, lw=0)
-        ax.axhline(0, color="black", lw=0.8)
-        ax.set_title(f"{metric}: group − {figure_text(rows['reference'].iloc[0])}")
-        ax.set_xlabel("batch")
-        ax.set_ylim(-1, 1)
-    axes[0][0].set_ylabel(f"difference, {1 - alpha:.0%} confidence sequence")
-    axes[0][-1].legend(fontsize="small", loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    with plt.rc_context({"text.parse_math": False}):  # data strings as written, no mathtext
+        metrics = list(dict.fromkeys(table["metric"]))
+        fig, axes = plt.subplots(
+            1, len(metrics), figsize=(5 * len(metrics), 3.6), squeeze=False, sharey=True
+        )
+        order = list(dict.fromkeys(table["batch"]))
+        position = {b: i + 1 for i, b in enumerate(order)}
+        for ax, metric in zip(axes[0], metrics, strict=True):
+            rows = table[table["metric"] == metric]
+            for group, part in rows.groupby("group", sort=True):
+                x = [position[b] for b in part["batch"]]
+                (line,) = ax.plot(x, part["estimate"], lw=1.2, label=figure_text(group))
+                ax.fill_between(
+                    x, part["cs_low"], part["cs_high"], color=line.get_color(), alpha=0.2, lw=0
+                )
+            ax.axhline(0, color="black", lw=0.8)
+            ax.set_title(f"{metric}: group − {figure_text(rows['reference'].iloc[0])}")
+            ax.set_xlabel("batch")
+            ax.set_ylim(-1, 1)
+        axes[0][0].set_ylabel(f"difference, {1 - alpha:.0%} confidence sequence")
+        axes[0][-1].legend(fontsize="small", loc="upper right")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110, metadata={"Software": None})
+        plt.close(fig)
 
 
 def _line(status: MonitorStatus, alpha: float) -> str:
@@ -320,8 +325,8 @@ def _line(status: MonitorStatus, alpha: float) -> str:
 
 def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> int:
     """Process the new batches into the state folder; return the exit status (see the module)."""
+    from fairstats._csv import csv_text
     from fairstats.auditing.inputs import read_predictions_file
-    from fairstats.auditing.result import spreadsheet_safe
 
     if isinstance(options, argparse.Namespace):
         options = MonitorOptions(
@@ -357,9 +362,10 @@ def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> in
         tmp = new_work_folder(target)
         old = (target / TABLE).read_bytes() if (target / TABLE).is_file() else b""
         added = pd.concat(frames, ignore_index=True)[COLUMNS]
-        buffer = io.StringIO()
-        spreadsheet_safe(added).to_csv(buffer, index=False, header=not old, lineterminator="\n")
-        (tmp / TABLE).write_bytes(old + buffer.getvalue().encode("utf-8"))
+        text = csv_text(added)  # the one CSV writer; appended without its header after the first run
+        if old:
+            text = text.split("\n", 1)[1]  # the header is the fixed column names, one line
+        (tmp / TABLE).write_bytes(old + text.encode("utf-8"))
         record = {"batches": done, "monitor": monitor.to_state()}
         (tmp / STATE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         table = pd.read_csv(

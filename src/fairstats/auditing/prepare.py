@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._text import display_text, lookalike_pairs
 from fairstats._validation import CheckedFrame, checked_frame
-from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning
+from fairstats.auditing.columns import LINES
+from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.inputs import Source
 from fairstats.auditing.options import AuditOptions
@@ -189,6 +191,9 @@ def _columns_iv(
         variants = _whitespace_variants(data, column)
         if variants:
             warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
+        lookalikes = _lookalikes(data, column)
+        if lookalikes:
+            warnings.warn(lookalikes, GroupLookalikeWarning, stacklevel=2)
         _id_like_iv(data, weight, column)
     return data
 
@@ -395,4 +400,22 @@ def prepare_levels(
 
 
 def _where(data: pd.DataFrame, position: int, source: Source) -> str:
-    return source.where(position, counted=bool(data.attrs.get("fairstats_counted")))
+    return source.where(
+        position, counted=bool(data.attrs.get("fairstats_counted")), lines=data.attrs.get(LINES)
+    )
+
+
+def _lookalikes(data: pd.DataFrame, column: str) -> str | None:
+    """The groups of ``column`` that display alike (:func:`fairstats._text.lookalike_pairs`), named as
+    escaped text."""
+    pairs = lookalike_pairs(pd.unique(data[column]))
+    if not pairs:
+        return None
+    shown = "; ".join(
+        f"{display_text(ascii(a))} and {display_text(ascii(b))} ({why})" for a, b, why in pairs[:20]
+    )
+    more = f"; and {len(pairs) - 20:,} more pairs" if len(pairs) > 20 else ""
+    return (
+        f"--group {display_text(repr(column))}: values that look alike are audited as separate groups: "
+        f"{shown}{more}"
+    )

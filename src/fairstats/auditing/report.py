@@ -1,8 +1,9 @@
 """The report of an audit: the Markdown report, its HTML page and the terminal summary.
 
 The reports come from Jinja2 templates (``fairstats/auditing/templates``). Group values, column names and
-labels from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks
-made visible), never interpreted as Markdown or HTML.
+labels from the data are shown as display text (:func:`fairstats._text.display_text`: line breaks, controls,
+bidi and invisible characters visible) as inline code or escaped in Markdown (autolinks too), autoescaped in
+HTML: never interpreted as Markdown or HTML.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats._format import figure_text, visible
+from fairstats._format import figure_text
+from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing.tables import SMALL
 from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
@@ -83,17 +85,22 @@ def _p_eq(p: float) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|&~#])")
+# What GFM's autolink extension (and linkify-it's fuzzy links) would make a link of: the ``:`` of ``scheme://``,
+# every ``@`` (e-mail addresses, ``mailto:``), and a ``.`` between a word character and a letter (``www.x``,
+# ``example.com``). A backslash before it splits the text node the autolinker scans, so no link is made.
+_AUTOLINK = re.compile(r"(:(?=//)|@|(?<=\w)\.(?=[^\W\d_]))")
 
 
 def markdown_text(text: object) -> str:
-    """``text`` escaped for Markdown: characters that could start markup get a backslash; one line."""
-    return _MD_SPECIAL.sub(r"\\\1", visible(text))
+    """``text`` escaped for Markdown: characters that could start markup or an autolink get a backslash; one
+    line of display text (:func:`fairstats._text.display_text`)."""
+    return _AUTOLINK.sub(r"\\\1", _MD_SPECIAL.sub(r"\\\1", display_text(text)))
 
 
 def markdown_code(text: object, *, table: bool = False) -> str:
     """``text`` as Markdown inline code (a fence longer than any run of backticks inside; in a ``table``
     cell ``|`` escaped, as GitHub Markdown needs there)."""
-    shown = visible(text)
+    shown = display_text(text)
     longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
@@ -119,10 +126,12 @@ def _environment(kind: str):
         env = jinja2.Environment(
             loader=jinja2.PackageLoader("fairstats.auditing", "templates"),
             autoescape=True,
+            # every value as display text (then autoescaped): no control, bidi or invisible character raw
+            finalize=lambda v: v if isinstance(v, Markup) else display_text(v),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
         )
-        env.filters["code"] = lambda v: Markup("<code>{}</code>").format(escape(visible(v)))
+        env.filters["code"] = lambda v: Markup("<code>{}</code>").format(escape(display_text(v)))
         env.filters["tcode"] = env.filters["code"]
         env.filters["own_file"] = _own_file_name
         return env
@@ -388,7 +397,7 @@ def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
     options, equal, tests = audit.options, audit.equal_confusion, audit.tests
     fav, _ = audit.labels
     lines = [
-        f"fairstats audit: {audit.n:,} people, favourable outcome = {visible(fav)}, "
+        f"fairstats audit: {audit.n:,} people, favourable outcome = {display_text(fav)}, "
         f"alpha = {options.alpha:g}"
     ]
     lines.append("  equal confusion test (do the groups' confusion matrices differ?)")

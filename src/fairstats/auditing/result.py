@@ -10,7 +10,6 @@ or nothing (:mod:`fairstats.auditing.folder`: only files an audit wrote are ever
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -20,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning
+from fairstats._csv import csv_text
+from fairstats.auditing.errors import INPUT_WARNINGS, AuditError
 from fairstats.auditing.folder import (
     OutFolderError,
     check_out_folder,
@@ -29,7 +29,7 @@ from fairstats.auditing.folder import (
     swap_into_place,
 )
 from fairstats.auditing.grouping import Grouping
-from fairstats.auditing.inputs import Source
+from fairstats.auditing.inputs import READ_WARNINGS, Source
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.search import SearchSection
 from fairstats.auditing.tables import Tables, user_warnings
@@ -37,7 +37,7 @@ from fairstats.counts import Counts, as_rows
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V
 from fairstats.reporting import atomic_write_text, one_line
 
-__all__ = ["Audit", "Started", "audit", "run", "spreadsheet_safe", "start", "write_folder"]
+__all__ = ["Audit", "Started", "audit", "run", "start", "write_folder"]
 
 
 @dataclass(frozen=True)
@@ -207,9 +207,17 @@ class Audit:
     def _repr_html_(self) -> str:
         from markupsafe import escape
 
-        parts = [f"<pre>{escape(self.summary())}</pre>"]
+        from fairstats._text import display_text
+
+        shown = "\n".join(display_text(line) for line in self.summary().split("\n"))
+        parts = [f"<pre>{escape(shown)}</pre>"]
         for name, frame in self.tables.items():
-            parts.append(f"<h4>{escape(name)}</h4>" + frame.to_html(index=False, max_rows=20, escape=True))
+            view = frame.copy()  # data strings as display text (then escaped), as in report.html
+            for column in view.columns:
+                if pd.api.types.is_object_dtype(view[column]) or pd.api.types.is_string_dtype(view[column]):
+                    view[column] = [display_text(v) if isinstance(v, str) else v for v in view[column]]
+            view.columns = [display_text(c) for c in view.columns]
+            parts.append(f"<h4>{escape(name)}</h4>" + view.to_html(index=False, max_rows=20, escape=True))
         return "\n".join(parts)
 
     def __repr__(self) -> str:
@@ -301,42 +309,14 @@ def checked_out(out: Path, inputs: tuple[Path, ...]) -> Path:
 
 
 def write_tables(folder: Path, tables: list[tuple[str, pd.DataFrame]]) -> None:
-    """Each ``(name, frame)`` as ``name.csv`` (cells that a spreadsheet would read as a formula quoted,
-    :func:`spreadsheet_safe`) and ``name.md`` (data strings escaped) in ``folder``."""
+    """Each ``(name, frame)`` as ``name.csv`` (the one CSV writer, :func:`fairstats._csv.csv_text`: every
+    field a reader could split quoted, would-be formulas defused) and ``name.md`` (data strings escaped) in
+    ``folder``."""
     from fairstats.auditing.report import markdown_table
 
     for name, frame in tables:
-        atomic_write_text(
-            folder / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
-        )
+        atomic_write_text(folder / f"{name}.csv", csv_text(frame))
         atomic_write_text(folder / f"{name}.md", markdown_table(frame, digits=4))
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-
-
-def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with text cells that a spreadsheet would run as a formula prefixed by ``'``.
-
-    A text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and not a plain number
-    (``-1``, ``+0.5``), gets a leading apostrophe (OWASP, "CSV Injection"): spreadsheets then show it as text.
-    Numbers and other text are unchanged. The CSV files are the only outputs changed this way; the Markdown
-    tables and the report show the value as written (as code).
-    """
-    out = frame.copy()
-    for column in out.columns:
-        values = out[column]
-        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
-            continue
-
-        def safe(v: object) -> object:
-            if isinstance(v, str) and v.startswith(_FORMULA_START) and not _NUMBER.match(v):
-                return "'" + v
-            return v
-
-        out[column] = values.map(safe).astype(object)
-    return out
 
 
 @dataclass(frozen=True)
@@ -409,6 +389,7 @@ class Started:
 
 def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Started:
     """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``."""
+    from fairstats.auditing.columns import input_columns
     from fairstats.auditing.prepare import prepare, prepare_levels
     from fairstats.auditing.rows import select_rows
 
@@ -417,9 +398,16 @@ def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, 
     levels = options.decision_levels is not None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        data = input_columns(data, options, source, weight)
         prep = (prepare_levels if levels else prepare)(data, options, source, weight)
-    # the group-whitespace warnings are kept as notes (and printed by the CLI); the checks warn nothing else
-    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
+    # the input warnings (white-space and lookalike groups, duplicate columns) are kept as notes (and printed
+    # by the CLI); the checks warn nothing else
+    read = data.attrs.get(READ_WARNINGS, ())  # warned while reading (a table of counts' repeated columns)
+    warned = tuple(
+        dict.fromkeys(
+            [*read, *(one_line(w.message) for w in caught if issubclass(w.category, INPUT_WARNINGS))]
+        )
+    )
     if options.search:  # subgroup search: check its columns before anything is computed
         from fairstats.auditing.search import search_iv
 
