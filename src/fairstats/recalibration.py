@@ -97,7 +97,7 @@ def _glm(successes, failures, exog, offset=None):
         try:
             model = sm.GLM(endog, exog[keep], family=sm.families.Binomial(),
                            offset=None if offset is None else offset[keep])
-            fit = model.fit()
+            fit = model.fit(tol=1e-12, maxiter=100)  # the default 1e-8 leaves the se off in the 6th digit
         except (PerfectSeparationError, PerfectSeparationWarning, ConvergenceWarning, ValueError,
                 np.linalg.LinAlgError):
             return None
