@@ -101,7 +101,7 @@ def score_counts_iv(
     values = scores.to_numpy(dtype=float)
     if not np.isfinite(values).all():
         bad = values[~np.isfinite(values)][0]
-        raise ValueError(f"`y_score`: column {y_score!r} has a value that is not finite, {bad!r}")
+        raise ValueError(f"`y_score`: column {y_score!r} has a value that is not finite, {float(bad)!r}")
     is_pos = (outcome == favorable).to_numpy()
     n = table[COUNT_COLUMN].to_numpy(dtype=float)
     combos = table[columns].drop_duplicates()

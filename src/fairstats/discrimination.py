@@ -168,7 +168,7 @@ def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, 
     except (TypeError, ValueError):
         raise ValueError("`y_score` must hold numbers") from None
     if not np.isfinite(s).all():
-        raise ValueError(f"`y_score` has a value that is not finite, {s[~np.isfinite(s)][0]!r}")
+        raise ValueError(f"`y_score` has a value that is not finite, {float(s[~np.isfinite(s)][0])!r}")
     values, inverse = np.unique(s, return_inverse=True)
     is_pos = y == favorable
     pos = np.bincount(inverse, weights=is_pos.astype(float), minlength=values.size)

@@ -23,7 +23,7 @@ from fairstats._score_input import reference_iv, score_counts_iv
 from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
-from fairstats.power import DEFAULT_POWER, mde_t
+from fairstats.power import DEFAULT_POWER, mde_z
 
 __all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
 
@@ -176,7 +176,10 @@ def score_distribution_tests(
       correction); its estimate :math:`U / (n_g n_r)` is the AUC of "group g" against "group r" within the
       class, with DeLong's interval (:func:`fairstats.discrimination.auc_delong`).
     * Welch's t on the means (``scipy.stats.ttest_ind_from_stats`` with the counted scores' means and
-      standard deviations), its interval, MDE (:func:`fairstats.power.mde_t`) and equivalence test.
+      standard deviations), its interval, and with Welch's standard error the MDE and the equivalence test
+      of the normal approximation (:func:`fairstats.power.mde_z`, :func:`fairstats.equivalence.z_equivalence`;
+      statsmodels' t power solver costs 0.1 s per call, and the t and normal MDEs differ by under 2 % from
+      60 people per group).
 
     A test is valid for any group sizes under its null (equal distributions for KS and Mann–Whitney; equal
     means for Welch). Holm's adjustment runs over every row of the table.
@@ -278,6 +281,6 @@ def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, al
                                        alternative=alternative)
                 out.update(statistic=float(res.statistic), pvalue=float(res.pvalue),
                            ci_low=estimate - t_ci * se, ci_high=estimate + t_ci * se,
-                           mde=mde_t(se, df, alpha=alpha, power=power, alternative=alternative),
+                           mde=eq.mde,
                            equivalence_pvalue=eq.pvalue)
     return out
