@@ -148,19 +148,20 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, q: Sequence[flo
 
 
 def _spline_basis(score: np.ndarray, people: np.ndarray) -> np.ndarray:
-    """Natural cubic spline basis of the score (patsy ``cr``), knots at :data:`ICI_KNOTS` quantiles of the
-    people's scores; with 4 or fewer distinct scores, one indicator per score (the saturated curve)."""
+    """Natural (restricted) cubic spline basis of the score (patsy ``cr``) with knots at the
+    :data:`ICI_KNOTS` quantiles of the people's scores, the outer two as boundary knots (linear beyond them):
+    four columns spanning the intercept, Harrell's ``rcs(p, 4)``. With 4 or fewer distinct scores, one
+    indicator per score (the saturated curve); with fewer than 3 distinct knots, ``[1, score]``."""
     import patsy
 
     if score.size <= len(ICI_KNOTS):
         return np.eye(score.size)
     knots = np.unique(_weighted_quantiles(score, people, ICI_KNOTS))
-    inner = knots[(knots > score[0]) & (knots < score[-1])]
-    if inner.size == 0:
+    if knots.size < 3:
         return np.column_stack([np.ones_like(score), score])
     basis = patsy.dmatrix(
         "cr(x, knots=inner, lower_bound=lo, upper_bound=hi) - 1",
-        {"x": score, "inner": inner, "lo": score[0], "hi": score[-1]},
+        {"x": score, "inner": knots[1:-1], "lo": knots[0], "hi": knots[-1]},
     )
     return np.asarray(basis)
 
@@ -281,8 +282,9 @@ def recalibration_tests(
     The ICI is :math:`\frac1n \sum_i |\hat c(p_i) - p_i|`, with :math:`\hat c` a smooth calibration curve
     (Austin & Steyerberg 2019, Eq. 1). Austin & Steyerberg smooth with loess; loess cannot be fitted from
     weighted counts by statsmodels (its ``lowess`` takes no weights), so the curve here is a binomial GLM on
-    a natural cubic spline of the score (patsy ``cr``) with knots at the 5, 35, 65 and 95 % quantiles of the
-    scores (Harrell 2015, Sec. 2.4.6), fitted on the counts. Its interval is the percentile interval over
+    a restricted (natural) cubic spline of the score (patsy ``cr``) with knots at the 5, 35, 65 and 95 %
+    quantiles of the scores (Harrell 2015, Sec. 2.4.6: four knots, linear beyond the outer ones), fitted on
+    the counts. Its interval is the percentile interval over
     ``n_resamples`` multinomial resamples of the group's (score, outcome) counts, the knots held fixed.
 
     References
