@@ -108,13 +108,17 @@ def score_counts_iv(
     try:
         combos = combos.sort_values(columns, kind="stable")
     except TypeError:
-        raise TypeError(f"`group` {columns!r}: a column mixes values that cannot be sorted; use one type") from None
+        raise TypeError(
+            f"`group` {columns!r}: a column mixes values that cannot be sorted; use one type"
+        ) from None
     code = table.groupby(columns, sort=False, dropna=False, observed=True).ngroup().to_numpy()
     first = np.unique(code, return_index=True)[1]
     code_label = _labels(table.iloc[first], columns)  # label of each code, one per distinct group
     order = list(dict.fromkeys(_labels(combos, columns)))
     if len(order) < 2:
-        raise ValueError(f"`group` {columns!r} has {len(order)} group {order!r}; the tests compare at least 2")
+        raise ValueError(
+            f"`group` {columns!r} has {len(order)} group {order!r}; the tests compare at least 2"
+        )
     score, pos, neg = {}, {}, {}
     for g in order:
         rows = np.isin(code, np.flatnonzero(code_label == g))

@@ -1,4 +1,4 @@
-r"""Discrimination of a risk score per group: the AUC with DeLong's variance, and the difference between groups.
+r"""Discrimination of a risk score per group: the AUC with DeLong's variance, and differences between groups.
 
 A score that ranks people well in one group and poorly in another treats them unequally even when its
 decisions look balanced. :func:`auc_tests` estimates each group's area under the ROC curve with DeLong's
@@ -121,7 +121,8 @@ def auc_delong(y_true, y_score, *, favorable: object = 1, confidence_level: floa
     -----
     With :math:`m` positives :math:`X_i`, :math:`n` negatives :math:`Y_j` and
     :math:`\psi(x, y) = 1[x > y] + \tfrac12 1[x = y]`, the placements
-    :math:`V_{10}(X_i) = \frac1n \sum_j \psi(X_i, Y_j)` and :math:`V_{01}(Y_j) = \frac1m \sum_i \psi(X_i, Y_j)`
+    :math:`V_{10}(X_i) = \frac1n \sum_j \psi(X_i, Y_j)` and
+    :math:`V_{01}(Y_j) = \frac1m \sum_i \psi(X_i, Y_j)`
     give :math:`\hat\theta = \bar V_{10}` and DeLong's variance (DeLong et al. 1988, Eqs. 3-5)
 
     .. math:: \widehat{\mathrm{Var}}(\hat\theta) = \frac{S_{10}}{m} + \frac{S_{01}}{n}, \qquad
@@ -157,12 +158,15 @@ def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, 
     y = np.asarray(y_true)
     s = np.asarray(y_score)
     if y.ndim != 1 or s.ndim != 1 or y.shape != s.shape:
-        raise ValueError(f"`y_true` and `y_score` must be 1-D of the same length, got {y.shape} and {s.shape}")
+        raise ValueError(
+            f"`y_true` and `y_score` must be 1-D of the same length, got {y.shape} and {s.shape}"
+        )
     if y.size == 0:
         raise ValueError("`y_true` is empty (0 values)")
     labels = pd.unique(pd.Series(y))
     if len(labels) > 2 or any(isinstance(v, bool | np.bool_) or v not in {0, 1, favorable} for v in labels):
-        raise ValueError(f"`y_true` must be binary (0/1, favorable={favorable!r}), found {sorted(map(str, labels))[:5]}")
+        found = sorted(map(str, labels))[:5]
+        raise ValueError(f"`y_true` must be binary (0/1, favorable={favorable!r}), found {found}")
     try:
         s = s.astype(float)
     except (TypeError, ValueError):
@@ -347,7 +351,8 @@ def _auc_tests(counted: ScoreCounts, ref, alternative, alpha, confidence_level, 
         z = estimate / se if not reason else float("nan")
         p = _z_pvalue(z, alternative)
         if reason:
-            warnings.warn(UndefinedTestWarning(f"auc {g!r} vs {ref!r}: test undefined, {reason}"), stacklevel=3)
+            message = f"auc {g!r} vs {ref!r}: test undefined, {reason}"
+            warnings.warn(UndefinedTestWarning(message), stacklevel=3)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # undefined equivalence: the row says why
             eq = z_equivalence(estimate, se if not reason else float("nan"), margin=margin, alpha=alpha,

@@ -3,9 +3,10 @@ r"""Calibration of a probability score per group, without bins: logistic recalib
 A score is calibrated in a group when, among the group's people with score :math:`p`, a share :math:`p`
 has the outcome. Binned tests (:mod:`fairstats.calibration`) depend on the bins chosen; here
 
-* the **logistic recalibration** model :math:`\operatorname{logit} P(Y = 1 \mid p) = a + b \operatorname{logit}
-  p` is fitted per group (statsmodels GLM, binomial): the *calibration slope* :math:`b` (1 when calibrated;
-  below 1 when the scores are too extreme) and *calibration-in-the-large*, the intercept :math:`a` with the
+* the **logistic recalibration** model
+  :math:`\operatorname{logit} P(Y = 1 \mid p) = a + b \operatorname{logit} p` is fitted per group
+  (statsmodels GLM, binomial): the *calibration slope* :math:`b` (1 when calibrated; below 1 when the scores
+  are too extreme) and *calibration-in-the-large*, the intercept :math:`a` with the
   slope fixed at 1 (0 when the scores are right on average), each with its Wald interval and test;
 * a **likelihood-ratio test** that the intercepts and slopes are equal across groups (the same
   recalibration curve for everybody), over all groups and for each group against a reference, with Holm's
@@ -80,7 +81,7 @@ class RecalibrationResult:
 
 
 def _glm(successes, failures, exog, offset=None):
-    """statsmodels' binomial GLM on (successes, failures) rows; ``None`` when it fails or does not converge."""
+    """statsmodels' binomial GLM on (successes, failures) rows; ``None`` if it fails or does not converge."""
     import statsmodels.api as sm
     from statsmodels.tools.sm_exceptions import (
         ConvergenceWarning,
@@ -113,7 +114,7 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 
 def _recalibrate(pos, neg, score, z_ci):
-    """Calibration-in-the-large and slope of one group (dict), with the fit of ``[1, logit p]`` or a reason."""
+    """Calibration-in-the-large and slope of one group (dict), and the fit of ``[1, logit p]`` or None."""
     nan = float("nan")
     out = {k: nan for k in ("citl", "citl_se", "citl_ci_low", "citl_ci_high", "citl_pvalue", "slope",
                             "slope_se", "slope_ci_low", "slope_ci_high", "slope_pvalue")}
@@ -210,7 +211,9 @@ def _recalibration_iv(alpha, confidence_level, n_resamples, rng):
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 0:
-        raise ValueError(f"`n_resamples` must be a whole number >= 0 (0: no ICI interval), got {n_resamples!r}")
+        raise ValueError(
+            f"`n_resamples` must be a whole number >= 0 (0: no ICI interval), got {n_resamples!r}"
+        )
     return alpha, confidence_level, int(n_resamples), np.random.default_rng(rng)
 
 

@@ -95,8 +95,10 @@ def _numeric_iv(frame: pd.DataFrame, column: str, parameter: str) -> np.ndarray:
     bad = ~np.isfinite(out)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"`{parameter}`: column {column!r} has a value that is not finite, {float(out[i])!r}, "
-                         f"at row {frame.index[i]!r}")
+        raise ValueError(
+            f"`{parameter}`: column {column!r} has a value that is not finite, {float(out[i])!r}, "
+            f"at row {frame.index[i]!r}"
+        )
     return out
 
 
@@ -129,7 +131,9 @@ def _rows_iv(data, group, y_true, y_pred):
         raise TypeError(f"`group` {columns!r}: a column mixes values that cannot be sorted") from None
     order = list(dict.fromkeys(group_labels(combos, columns)))
     if len(order) < 2:
-        raise ValueError(f"`group` {columns!r} has {len(order)} group {order!r}; the tests compare at least 2")
+        raise ValueError(
+            f"`group` {columns!r} has {len(order)} group {order!r}; the tests compare at least 2"
+        )
     return labels, pred - truth, " x ".join(columns), order
 
 
@@ -323,8 +327,8 @@ def regression_tests(
     table = pd.DataFrame(comparisons)
     for row in comparisons:
         if row["reason"]:
-            warnings.warn(UndefinedTestWarning(
-                f"{row['metric']} {row['group']!r} vs {ref!r}: test undefined, {row['reason']}"), stacklevel=2)
+            message = f"{row['metric']} {row['group']!r} vs {ref!r}: test undefined, {row['reason']}"
+            warnings.warn(UndefinedTestWarning(message), stacklevel=2)
     table = three_way_verdicts(table, alpha=alpha, reason="reason")
     table = table.rename(columns={"pvalue_holm_difference": "pvalue_adj"})
     return RegressionTestsResult(groups, table, ref, alpha, confidence_level, margin, n_resamples)
@@ -520,9 +524,9 @@ def bounded_group_loss(
     table = adjust_pvalues(table, pvalue="pvalue", alpha=alpha, suffix="adj")
     table = adjust_pvalues(table, pvalue="pvalue_exceeds", alpha=alpha, suffix="exceeds_adj")
     table = table.drop(columns=[c for c in table.columns if c.startswith(("significant_", "family_size_"))])
-    verdict = np.where(table["reason"] != "", "undefined",
-                       np.where(table["pvalue_adj"] < alpha, "within bound",
-                                np.where(table["pvalue_exceeds_adj"] < alpha, "exceeds bound", "inconclusive")))
+    exceeds = np.where(table["pvalue_exceeds_adj"] < alpha, "exceeds bound", "inconclusive")
+    within = np.where(table["pvalue_adj"] < alpha, "within bound", exceeds)
+    verdict = np.where(table["reason"] != "", "undefined", within)
     table["verdict"] = verdict
     table = table[[c for c in table.columns if c != "reason"] + ["reason"]]
     return BoundedLossResult(table, float(bound), alpha)

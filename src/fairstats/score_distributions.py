@@ -23,7 +23,7 @@ from fairstats._score_input import reference_iv, score_counts_iv
 from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
-from fairstats.power import DEFAULT_POWER, mde_z
+from fairstats.power import DEFAULT_POWER
 
 __all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
 

@@ -17,7 +17,8 @@ from fairstats import auc_delong, auc_tests, recalibration_tests
 
 
 def d1():
-    # R: i1 <- 1:40; s1 <- ((i1 * 37) %% 101) / 101; y1 <- as.integer(((i1 * 37) %% 101 + 3 * ((i1 * 17) %% 43)) > 110)
+    # R: i1 <- 1:40; s1 <- ((i1 * 37) %% 101) / 101
+    # R: y1 <- as.integer(((i1 * 37) %% 101 + 3 * ((i1 * 17) %% 43)) > 110)
     i = np.arange(1, 41)
     return (((i * 37) % 101 + 3 * ((i * 17) % 43)) > 110).astype(int), ((i * 37) % 101) / 101
 
@@ -30,7 +31,8 @@ def d2():
 
 
 def d3():
-    # R: i3 <- 1:35; s3 <- ((i3 * 29) %% 53) / 53; y3 <- as.integer(((i3 * 29) %% 53 + 3 * ((i3 * 5) %% 31)) > 70)
+    # R: i3 <- 1:35; s3 <- ((i3 * 29) %% 53) / 53
+    # R: y3 <- as.integer(((i3 * 29) %% 53 + 3 * ((i3 * 5) %% 31)) > 70)
     i = np.arange(1, 36)
     return (((i * 29) % 53 + 3 * ((i * 5) % 31)) > 70).astype(int), ((i * 29) % 53) / 53
 
@@ -103,7 +105,8 @@ def test_delong_variance_agrees_with_a_stratified_bootstrap():
 
 
 def d4():
-    # R: i <- 1:300; p <- ((i * 37) %% 97 + 1) / 99; u <- ((i * 61) %% 89 + 0.5) / 89; y <- as.integer(u < p^1.3)
+    # R: i <- 1:300; p <- ((i * 37) %% 97 + 1) / 99; u <- ((i * 61) %% 89 + 0.5) / 89
+    # R: y <- as.integer(u < p^1.3)
     i = np.arange(1, 301)
     p = ((i * 37) % 97 + 1) / 99
     u = ((i * 61) % 89 + 0.5) / 89
@@ -113,8 +116,10 @@ def d4():
 def test_recalibration_matches_r_glm():
     i, p, y = d4()
     # R: ctl <- glm.control(epsilon = 1e-14, maxit = 100)
-    # R: slope <- glm(y ~ qlogis(p), family = binomial, control = ctl); coef(slope)[2]; sqrt(vcov(slope)[2, 2])
-    # R: citl <- glm(y ~ 1, offset = qlogis(p), family = binomial, control = ctl); coef(citl)[1]; sqrt(vcov(citl)[1, 1])
+    # R: slope <- glm(y ~ qlogis(p), family = binomial, control = ctl)
+    # R: coef(slope)[2]; sqrt(vcov(slope)[2, 2])
+    # R: citl <- glm(y ~ 1, offset = qlogis(p), family = binomial, control = ctl)
+    # R: coef(citl)[1]; sqrt(vcov(citl)[1, 1])
     slope, slope_se, citl, citl_se = 1.09393211415885, 0.133668252798214, -0.377804805547445, 0.14096630268783
     frame = pd.DataFrame({"g": np.where(i % 2 == 1, "odd", "even"), "p": p, "y": y})
     # one group "all" (with a second, tiny, group to compare against) reproduces R's single-sample fit
@@ -130,7 +135,8 @@ def test_recalibration_matches_r_glm():
 def test_lr_test_of_equal_recalibration_matches_r_anova():
     i, p, y = d4()
     # R: g <- factor(i %% 2); q2 <- ifelse(i %% 2 == 1, qlogis(p) * 1.5, qlogis(p))
-    # R: full <- glm(y ~ g * q2, family = binomial, control = ctl); red <- glm(y ~ q2, family = binomial, control = ctl)
+    # R: full <- glm(y ~ g * q2, family = binomial, control = ctl)
+    # R: red <- glm(y ~ q2, family = binomial, control = ctl)
     # R: a <- anova(red, full, test = "LRT"); a$Deviance[2]; a$Df[2]; a[["Pr(>Chi)"]][2]
     lr, df, pvalue = 2.76105913434219, 2, 0.251445360587398
     odd = i % 2 == 1

@@ -120,7 +120,8 @@ NULLS = {
     "mae": (lambda rng, n: 3 * rng.normal(size=n),
             lambda rng, n: rng.uniform(-6 * np.sqrt(2 / np.pi), 6 * np.sqrt(2 / np.pi), n)),
     # RMSE 3 in both: normal with sd 3, uniform on +- 3 sqrt(3)
-    "rmse": (lambda rng, n: 3 * rng.normal(size=n), lambda rng, n: rng.uniform(-3 * np.sqrt(3), 3 * np.sqrt(3), n)),
+    "rmse": (lambda rng, n: 3 * rng.normal(size=n),
+             lambda rng, n: rng.uniform(-3 * np.sqrt(3), 3 * np.sqrt(3), n)),
 }
 
 

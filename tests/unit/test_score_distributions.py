@@ -1,4 +1,5 @@
-"""Score distributions per outcome class: KS, Mann-Whitney and Welch between groups (fairstats.score_distributions)."""
+"""Score distributions per outcome class: KS, Mann-Whitney and Welch between groups
+(fairstats.score_distributions)."""
 
 import warnings
 
@@ -12,7 +13,7 @@ from fairstats import Counts, UndefinedTestWarning, score_distribution_tests
 
 
 def people(rng, n, *, scale_b=1.0, shift_b=0.0, decimals=2):
-    """Two groups of ``n``; outcome prevalence 0.3 and 0.5; score N(y, 1) in a, N(y + shift_b, scale_b) in b."""
+    """Two groups of ``n``; prevalence 0.3 and 0.5; score N(y, 1) in a, N(y + shift_b, scale_b) in b."""
     ya, yb = (rng.random(n) < 0.3).astype(int), (rng.random(n) < 0.5).astype(int)
     sa = rng.normal(loc=ya)
     sb = shift_b + rng.normal(loc=yb, scale=scale_b)
@@ -29,12 +30,14 @@ def test_rows_equal_scipy_on_the_people():
         xa = df.loc[(df.g == "a") & (df.y == y), "s"].to_numpy()
         rows = t[t.outcome == outcome].set_index("metric")
         assert rows.loc["ks", "pvalue"] == pytest.approx(stats.ks_2samp(xb, xa).pvalue, rel=1e-12)
-        assert rows.loc["mann_whitney", "pvalue"] == pytest.approx(stats.mannwhitneyu(xb, xa).pvalue, rel=1e-12)
+        u = stats.mannwhitneyu(xb, xa).pvalue
+        assert rows.loc["mann_whitney", "pvalue"] == pytest.approx(u, rel=1e-12)
         welch = stats.ttest_ind(xb, xa, equal_var=False)
         assert rows.loc["mean_score", "pvalue"] == pytest.approx(welch.pvalue, rel=1e-10)
         assert rows.loc["mean_score", "estimate"] == pytest.approx(xb.mean() - xa.mean())
         lo, hi = welch.confidence_interval(0.95)
-        assert (rows.loc["mean_score", "ci_low"], rows.loc["mean_score", "ci_high"]) == pytest.approx((lo, hi))
+        mean = rows.loc["mean_score"]
+        assert (mean["ci_low"], mean["ci_high"]) == pytest.approx((lo, hi))
     # Holm over all six rows
     m = len(t)
     order = np.argsort(t["pvalue"].to_numpy())
