@@ -82,7 +82,8 @@ class RecalibrationResult:
 
 def _glm(successes, failures, exog, offset=None):
     """statsmodels' binomial GLM on (successes, failures) rows; ``None`` if it fails or does not converge."""
-    import statsmodels.api as sm
+    from statsmodels.genmod.families import Binomial
+    from statsmodels.genmod.generalized_linear_model import GLM
     from statsmodels.tools.sm_exceptions import (
         ConvergenceWarning,
         PerfectSeparationError,
@@ -96,8 +97,8 @@ def _glm(successes, failures, exog, offset=None):
         warnings.simplefilter("error", ConvergenceWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
-            model = sm.GLM(endog, exog[keep], family=sm.families.Binomial(),
-                           offset=None if offset is None else offset[keep])
+            # statsmodels' GLM module, not statsmodels.api (whose import takes 4 s: it loads the graphics)
+            model = GLM(endog, exog[keep], family=Binomial(), offset=None if offset is None else offset[keep])
             fit = model.fit(tol=1e-12, maxiter=100)  # the default 1e-8 leaves the se off in the 6th digit
         except (PerfectSeparationError, PerfectSeparationWarning, ConvergenceWarning, ValueError,
                 np.linalg.LinAlgError):
