@@ -86,7 +86,7 @@ def score_counts_iv(
             f"e.g. {sorted(map(str, labels))[:5]}"
         )
     for label in labels:
-        if isinstance(label, bool | np.bool_) or label not in {0, 1, favorable}:
+        if label not in {0, 1, favorable}:
             raise ValueError(
                 f"`y_true`: column {y_true!r} has value {_plain(label)!r}; expected 0/1 labels "
                 f"(favorable={favorable!r})"

@@ -164,7 +164,7 @@ def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, 
     if y.size == 0:
         raise ValueError("`y_true` is empty (0 values)")
     labels = pd.unique(pd.Series(y))
-    if len(labels) > 2 or any(isinstance(v, bool | np.bool_) or v not in {0, 1, favorable} for v in labels):
+    if len(labels) > 2 or any(v not in {0, 1, favorable} for v in labels):
         found = sorted(map(str, labels))[:5]
         raise ValueError(f"`y_true` must be binary (0/1, favorable={favorable!r}), found {found}")
     try:

@@ -186,20 +186,29 @@ def test_power_quick_against_a_planted_difference():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, reps", [(200, 2000), (20_000, 500)])
-def test_size_slow(n, reps, no_gc_in_holm):
-    """Null rejection rate within 3 Monte-Carlo standard errors of 0.05 at n people per group."""
-    rate = rejection_rate(np.random.default_rng(n), n, reps)
+@pytest.mark.parametrize("n, reps", [(200, 4000), (20_000, 1000)])
+def test_size_slow(n, reps):
+    """Null rejection rate within 3 Monte-Carlo standard errors of 0.05 at n people per group (through
+    ``auc_delong`` per group, as the quick test)."""
+    rate = rejection_rate(np.random.default_rng(n), n, reps, full=False)
     assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / reps), rate
 
 
 @pytest.mark.slow
-def test_power_at_the_reported_mde_is_the_nominal_power(no_gc_in_holm):
+def test_size_slow_through_auc_tests(no_gc_in_holm):
+    """The same null through the whole ``auc_tests`` (counting, table, verdicts), 600 data sets of 200 + 200
+    (3 Monte-Carlo standard errors: 0.027)."""
+    rate = rejection_rate(np.random.default_rng(260), 200, 600)
+    assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 600), rate
+
+
+@pytest.mark.slow
+def test_power_at_the_reported_mde_is_the_nominal_power():
     """Plant a difference of AUCs equal to the MDE the test reports for the design (200 + 200 people):
-    1000 data sets reject about 80 % of the time (3 Monte-Carlo standard errors: +- 0.038)."""
+    2000 data sets reject about 80 % of the time (3 Monte-Carlo standard errors: +- 0.027)."""
     rng = np.random.default_rng(2611)
-    mde = auc_tests(two_groups(rng, 20_000), group="g", y_true="y", y_score="s").comparisons.loc[0, "se"]
-    mde = mde_z(mde * np.sqrt(20_000 / 200))  # the se scales as 1 / sqrt(n)
+    se = auc_tests(two_groups(rng, 20_000), group="g", y_true="y", y_score="s").comparisons.loc[0, "se"]
+    mde = mde_z(se * np.sqrt(20_000 / 200))  # the se scales as 1 / sqrt(n)
     shift_b = np.sqrt(2) * stats.norm.ppf(stats.norm.cdf(1 / np.sqrt(2)) - mde)  # AUC(b) = AUC(a) - mde
-    rate = rejection_rate(rng, 200, 1000, shift_b=shift_b)
-    assert abs(rate - 0.8) < 3 * np.sqrt(0.8 * 0.2 / 1000), rate
+    rate = rejection_rate(rng, 200, 2000, shift_b=shift_b, full=False)
+    assert abs(rate - 0.8) < 3 * np.sqrt(0.8 * 0.2 / 2000), rate
