@@ -308,7 +308,9 @@ def recalibration_tests(
     >>> r = recalibration_tests(df.assign(y=df.y.astype(int)), group="g", y_true="y", y_score="p",
     ...                         n_resamples=0)
     >>> r.groups["slope"].round(1).tolist()
-    [1.0, 1.0]
+    [1.0, 0.9]
+    >>> bool(r.comparisons.loc[0, "pvalue"] > 0.05)
+    True
     """
     alpha, confidence_level, n_resamples, generator = _recalibration_iv(alpha, confidence_level,
                                                                         n_resamples, rng)
