@@ -16,7 +16,7 @@ from fairstats.calibration import CalibrationIndependenceResult, CalibrationResu
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
-from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests  # noqa: E501, F401, I001
+from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
@@ -30,6 +30,7 @@ from fairstats.recalibration import RecalibrationResult, calibration_curves, rec
 from fairstats.regression import REGRESSION_METRICS, BoundedLossResult, RegressionTestsResult, bounded_group_loss, regression_tests  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.score_distributions import SCORE_DISTRIBUTION_TESTS, ScoreDistributionResult, score_distribution_tests  # noqa: E501, F401, I001
+from fairstats.score_tests import SCORE_TEST_COLUMNS, ScoreTestsResult, score_tests  # noqa: E501, F401, I001
 from fairstats.search import SEARCH_COLUMNS, SEARCH_METRICS, SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
@@ -107,8 +108,8 @@ __all__ = [
     "Neighbours",
     "ordinal_shift_tests",
     "OrdinalAssociationResult",
-    "outcome_tests",
     "OUTCOME_TESTS",
+    "outcome_tests",
     "OutcomeTestsResult",
     "paired_table",
     "rate_equivalence",
@@ -118,10 +119,14 @@ __all__ = [
     "REGRESSION_METRICS",
     "regression_tests",
     "RegressionTestsResult",
+    "roc_curves",
     "score_bins",
-    "score_distribution_tests",
     "SCORE_DISTRIBUTION_TESTS",
+    "score_distribution_tests",
+    "SCORE_TEST_COLUMNS",
+    "score_tests",
     "ScoreDistributionResult",
+    "ScoreTestsResult",
     "SEARCH_COLUMNS",
     "SEARCH_METRICS",
     "SingularCovarianceWarning",

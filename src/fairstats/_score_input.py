@@ -63,12 +63,15 @@ def score_counts_iv(
     favorable: object = 1,
     where: str = "`data`",
 ) -> ScoreCounts:
-    """Count ``data`` over (group, ``y_true``, ``y_score``) and check it; see :class:`ScoreCounts`.
+    """Count ``data`` over (group, ``y_true``, ``y_score``) and check it; see :class:`ScoreCounts` (which is
+    returned as it is when ``data`` is one already).
 
     Raises ``ValueError`` naming the parameter, the column and the value for a missing column, missing
     values, an outcome with more than two values (or a value other than 0, 1 and ``favorable``), a score
     that is not a finite number, or fewer than two groups; ``TypeError`` for names that are not strings.
     """
+    if isinstance(data, ScoreCounts):  # counted and checked by an outer call (fairstats.score_tests)
+        return data
     columns = as_list(group, name="group")
     for name, value in (("y_true", y_true), ("y_score", y_score)):
         if not isinstance(value, str):

@@ -28,7 +28,7 @@ from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
 from fairstats.ttests import ALTERNATIVES
 
-__all__ = ["AUCResult", "AUCTestsResult", "auc_delong", "auc_tests"]
+__all__ = ["AUCResult", "AUCTestsResult", "auc_delong", "auc_tests", "roc_curves"]
 
 
 @dataclass(frozen=True)
@@ -377,3 +377,36 @@ def _verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     out = three_way_verdicts(table, alpha=alpha, reason="reason")
     out = out.rename(columns={"pvalue_holm_difference": "pvalue_adj"})
     return out
+
+
+def roc_curves(
+    data: object,
+    *,
+    group: str | Sequence[str],
+    y_true: str,
+    y_score: str,
+    favorable: object = 1,
+) -> pd.DataFrame:
+    """Each group's empirical ROC curve, from the counts per distinct score (for figures).
+
+    Returns a tidy frame ``grouping, group, threshold, fpr, tpr``: one row per distinct score of the group
+    (people with a score at least ``threshold`` are called positive), from (0, 0) at ``threshold = inf`` to
+    (1, 1); NaN rates in a group without positives or negatives.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "y": [0, 1] * 4, "s": [1, 2, 3, 4, 4, 3, 2, 1]})
+    >>> roc_curves(df, group="g", y_true="y", y_score="s").query("group == 'a'")["tpr"].tolist()
+    [0.0, 0.5, 0.5, 1.0, 1.0]
+    """
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    parts = []
+    for g in counted.groups:
+        pos, neg, score = counted.pos[g][::-1], counted.neg[g][::-1], counted.score[g][::-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tpr = np.r_[0.0, np.cumsum(pos)] / pos.sum()
+            fpr = np.r_[0.0, np.cumsum(neg)] / neg.sum()
+        parts.append(pd.DataFrame({"grouping": counted.grouping, "group": g,
+                                   "threshold": np.r_[np.inf, score], "fpr": fpr, "tpr": tpr}))
+    return pd.concat(parts, ignore_index=True)

@@ -9,7 +9,16 @@ import pytest
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
-from fairstats import Counts, UndefinedTestWarning, auc_delong, auc_tests, mde_z
+from fairstats import (
+    SCORE_TEST_COLUMNS,
+    Counts,
+    UndefinedTestWarning,
+    auc_delong,
+    auc_tests,
+    mde_z,
+    roc_curves,
+    score_tests,
+)
 
 
 def binormal(rng, n, *, prevalence, shift, scale=1.0, group="a", decimals=None):
@@ -212,3 +221,37 @@ def test_power_at_the_reported_mde_is_the_nominal_power():
     shift_b = np.sqrt(2) * stats.norm.ppf(stats.norm.cdf(1 / np.sqrt(2)) - mde)  # AUC(b) = AUC(a) - mde
     rate = rejection_rate(rng, 200, 2000, shift_b=shift_b, full=False)
     assert abs(rate - 0.8) < 3 * np.sqrt(0.8 * 0.2 / 2000), rate
+
+
+def test_roc_curves_end_at_the_corners_and_integrate_to_the_auc():
+    df = two_groups(np.random.default_rng(10), 300)
+    curves = roc_curves(df, group="g", y_true="y", y_score="s")
+    for g, c in curves.groupby("group"):
+        assert (c["fpr"].iloc[0], c["tpr"].iloc[0], c["fpr"].iloc[-1], c["tpr"].iloc[-1]) == (0, 0, 1, 1)
+        area = np.trapezoid(c["tpr"], c["fpr"])  # ties: diagonal steps, the trapezoids give the midrank AUC
+        d = df[df.g == g]
+        assert area == pytest.approx(auc_delong(d["y"], d["s"]).auc, abs=1e-12)
+
+
+def test_score_tests_one_holm_family_over_all_the_rows():
+    rng = np.random.default_rng(11)
+    p = rng.uniform(0.05, 0.95, 3000)
+    df = pd.DataFrame({"g": np.repeat(["a", "b", "c"], 1000), "p": p.round(3),
+                       "y": (rng.random(3000) < p).astype(int)})
+    df.loc[df.g == "c", "p"] = (df.loc[df.g == "c", "p"] ** 1.5).round(3)
+    res = score_tests(df, group="g", y_true="y", y_score="p", n_resamples=0)
+    t = res.table
+    assert list(t.columns) == list(SCORE_TEST_COLUMNS)
+    assert t.groupby("group")["metric"].apply(list).to_dict()["b"] == [
+        "auc", "calibration", "ks_positive", "mann_whitney_positive", "mean_score_positive", "ks_negative",
+        "mann_whitney_negative", "mean_score_negative"]
+    m = int(t["pvalue"].notna().sum())
+    assert t["pvalue_adj"].min() == pytest.approx(min(1.0, m * t["pvalue"].min()))
+    flagged = set(t.loc[t.verdict == "disparity", "group"])
+    assert flagged == {"c"}
+    # the same rows as the families' own tables
+    auc = t[t.metric == "auc"].reset_index(drop=True)
+    assert auc["estimate"].tolist() == res.auc.comparisons["estimate"].tolist()
+    # scores outside [0, 1]: no calibration rows
+    deciles = df.assign(p=np.ceil(df["p"] * 10))
+    assert "calibration" not in set(score_tests(deciles, group="g", y_true="y", y_score="p").table["metric"])
