@@ -128,14 +128,14 @@ NULLS = {
 def permutation_size(rng, metric, n, reps, n_resamples):
     """Rejection rate at 5 % of the studentized permutation test of ``metric`` over ``reps`` null data sets
     (group a: n people, group b: 2n), through ``_compare``, the row ``regression_tests`` computes for each
-    metric (without its bootstrap interval, which does not enter the p-value: n_resamples = 1 there)."""
+    metric (without its bootstrap interval, which does not enter the p-value)."""
     make_a, make_b = NULLS[metric]
     hits = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error", UndefinedTestWarning)
         for _ in range(reps):
             row = rg._compare(metric, make_a(rng, n), make_b(rng, 2 * n), "a", "b", "g", "two-sided", 0.05,
-                              0.95, 0.8, n_resamples, "percentile", None, rng)
+                              0.95, 0.8, n_resamples, "percentile", None, rng, interval=False)
             hits += row["pvalue"] < 0.05
     return hits / reps
 
@@ -162,7 +162,7 @@ def test_permutation_power_quick():
     hits = 0
     for _ in range(40):
         row = rg._compare("mean_residual", rng.normal(0.3, 1, 200), rng.normal(0, 1, 200), "a", "b", "g",
-                          "two-sided", 0.05, 0.95, 0.8, 199, "percentile", None, rng)
+                          "two-sided", 0.05, 0.95, 0.8, 199, "percentile", None, rng, interval=False)
         hits += row["pvalue"] < 0.05
     assert hits / 40 >= 0.6
 
