@@ -288,8 +288,10 @@ def recalibration_tests(
     weighted counts by statsmodels (its ``lowess`` takes no weights), so the curve here is a binomial GLM on
     a restricted (natural) cubic spline of the score (patsy ``cr``) with knots at the 5, 35, 65 and 95 %
     quantiles of the scores (Harrell 2015, Sec. 2.4.6: four knots, linear beyond the outer ones), fitted on
-    the counts. Its interval is the percentile interval over
-    ``n_resamples`` multinomial resamples of the group's (score, outcome) counts, the knots held fixed.
+    the counts (with 4 or fewer distinct scores in a group, the curve is the observed share at each score;
+    with fewer than 3 distinct knots, a logistic curve in the score). Its interval is the percentile
+    interval over ``n_resamples`` multinomial resamples of the group's (score, outcome) counts, the knots
+    held fixed.
 
     References
     ----------
@@ -331,6 +333,13 @@ def recalibration_tests(
         low = high = float("nan")
         if n_resamples and np.isfinite(ici):
             low, high = _ici_bootstrap(pos, neg, score, basis, n_resamples, generator, confidence_level)
+            if not np.isfinite(low):
+                warnings.warn(UndefinedTestWarning(
+                    f"ICI interval of {g!r} undefined: the calibration curve could not be fitted in half of "
+                    "the resamples"), stacklevel=2)
+        elif not np.isfinite(ici):
+            warnings.warn(UndefinedTestWarning(f"ICI of {g!r} undefined: the calibration curve could not be "
+                                               "fitted (separation, or one outcome only)"), stacklevel=2)
         rows.append({"grouping": counted.grouping, "group": g, "n": counted.n(g), **values, "ici": ici,
                      "ici_ci_low": low, "ici_ci_high": high})
     groups = pd.DataFrame(rows)

@@ -204,10 +204,10 @@ def score_distribution_tests(
                                                                alternative)
     if isinstance(tests, str):
         tests = [tests]
-    tests = [t for t in SCORE_DISTRIBUTION_TESTS if t in tests] if all(
-        t in SCORE_DISTRIBUTION_TESTS for t in tests) else None
-    if not tests:
-        raise ValueError(f"`tests` must name some of {list(SCORE_DISTRIBUTION_TESTS)}")
+    unknown = [t for t in tests if t not in SCORE_DISTRIBUTION_TESTS]
+    if unknown or not tests:
+        raise ValueError(f"`tests` must name some of {list(SCORE_DISTRIBUTION_TESTS)}, got {list(tests)!r}")
+    tests = [t for t in SCORE_DISTRIBUTION_TESTS if t in tests]
     counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
     ref = reference_iv(counted, reference)
     z_ci = float(stats.norm.ppf(0.5 + confidence_level / 2))
