@@ -386,27 +386,61 @@ def roc_curves(
     y_true: str,
     y_score: str,
     favorable: object = 1,
+    grid: int = 101,
+    n_resamples: int = 199,
+    confidence_level: float = 0.95,
+    rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """Each group's empirical ROC curve, from the counts per distinct score (for figures).
+    """Each group's empirical ROC curve from the counts per distinct score, with a pointwise band (figures).
 
-    Returns a tidy frame ``grouping, group, threshold, fpr, tpr``: one row per distinct score of the group
-    (people with a score at least ``threshold`` are called positive), from (0, 0) at ``threshold = inf`` to
-    (1, 1); NaN rates in a group without positives or negatives.
+    Returns a tidy frame ``grouping, group, fpr, tpr, band_low, band_high``: the true positive rate at
+    ``grid`` false positive rates from 0 to 1 (the empirical curve, ties as diagonal segments, interpolated
+    linearly), and its pointwise percentile band over ``n_resamples`` stratified resamples (positives and
+    negatives of the group drawn separately from their counts per score; NaN with ``n_resamples = 0``).
+    A group without positives or negatives has NaN rates.
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"g": ["a"] * 4 + ["b"] * 4, "y": [0, 1] * 4, "s": [1, 2, 3, 4, 4, 3, 2, 1]})
-    >>> roc_curves(df, group="g", y_true="y", y_score="s").query("group == 'a'")["tpr"].tolist()
-    [0.0, 0.5, 0.5, 1.0, 1.0]
+    >>> c = roc_curves(df, group="g", y_true="y", y_score="s", grid=3, n_resamples=0)
+    >>> c.query("group == 'a'")["tpr"].tolist()
+    [0.5, 1.0, 1.0]
     """
+    from fairstats.recalibration import _recalibration_iv
+
+    _, confidence_level, n_resamples, generator = _recalibration_iv(0.05, confidence_level, n_resamples, rng)
     counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
-    parts = []
-    for g in counted.groups:
-        pos, neg, score = counted.pos[g][::-1], counted.neg[g][::-1], counted.score[g][::-1]
+    fprs = np.linspace(0, 1, grid)
+    tail = (1 - confidence_level) / 2
+
+    def curve(pos, neg):
+        pos, neg = pos[::-1], neg[::-1]  # thresholds from the highest score down
         with np.errstate(divide="ignore", invalid="ignore"):
             tpr = np.r_[0.0, np.cumsum(pos)] / pos.sum()
             fpr = np.r_[0.0, np.cumsum(neg)] / neg.sum()
-        parts.append(pd.DataFrame({"grouping": counted.grouping, "group": g,
-                                   "threshold": np.r_[np.inf, score], "fpr": fpr, "tpr": tpr}))
+        if not (np.isfinite(tpr).all() and np.isfinite(fpr).all()):
+            return np.full(fprs.size, np.nan)
+        # the curve between its points: at a vertical step (one fpr, several tpr) the highest tpr, and from
+        # there the segment to the first point of the next fpr
+        right = np.minimum(np.searchsorted(fpr, fprs, side="right"), fpr.size - 1)
+        left = right - 1
+        span = fpr[right] - fpr[left]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(span > 0, (fprs - fpr[left]) / span, 1.0)
+        return np.clip(tpr[left] + np.clip(w, 0, 1) * (tpr[right] - tpr[left]), 0, 1)
+
+    parts = []
+    for g in counted.groups:
+        pos, neg = counted.pos[g], counted.neg[g]
+        tpr = curve(pos, neg)
+        low = high = np.full(fprs.size, np.nan)
+        if n_resamples and np.isfinite(tpr).all():
+            m, n = int(round(pos.sum())), int(round(neg.sum()))
+            draws = np.array([curve(generator.multinomial(m, pos / pos.sum()).astype(float),
+                                    generator.multinomial(n, neg / neg.sum()).astype(float))
+                              for _ in range(n_resamples)])
+            low, high = np.quantile(draws, [tail, 1 - tail], axis=0)
+        parts.append(pd.DataFrame({"grouping": counted.grouping, "group": g, "fpr": fprs, "tpr": tpr,
+                                   "band_low": low, "band_high": high}))
     return pd.concat(parts, ignore_index=True)

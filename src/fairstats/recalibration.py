@@ -390,6 +390,16 @@ def recalibration_tests(
     return RecalibrationResult(groups, table, overall, ref, alpha, confidence_level, n_resamples)
 
 
+def _curve(pos, neg, score, basis, xs):
+    """The calibration curve at ``xs``: observed shares (``basis`` None: saturated, ``xs`` the scores) or the
+    spline GLM's fit at the distinct scores interpolated on the grid; None when the GLM fails."""
+    if basis is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return pos / (pos + neg)
+    fit = _glm(pos, neg, basis)
+    return None if fit is None else np.interp(xs, score, fit.predict(basis))
+
+
 def calibration_curves(
     data: object,
     *,
@@ -398,30 +408,59 @@ def calibration_curves(
     y_score: str,
     favorable: object = 1,
     grid: int = 101,
+    n_resamples: int = 199,
+    confidence_level: float = 0.95,
+    rng: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """The smooth calibration curve of each group (the ICI's spline GLM) on a grid of scores, for figures.
+    """The smooth calibration curve of each group (the ICI's spline GLM) on a grid of scores, with bands.
 
-    Returns a tidy frame ``grouping, group, score, observed`` (the fitted share with the outcome), the grid
-    limited to each group's range of scores; a group whose curve cannot be fitted has no rows.
+    Returns a tidy frame ``grouping, group, score, observed, band_low, band_high``: the fitted share with
+    the outcome at each grid score (the grid limited to the group's range of scores; with 4 or fewer
+    distinct scores, those scores and their observed shares) and its pointwise percentile band over
+    ``n_resamples`` multinomial resamples of the group's counts (NaN with ``n_resamples = 0``). For figures:
+    the ICI and its interval are :func:`recalibration_tests`'. A group whose curve cannot be fitted is left
+    out with an :class:`fairstats.UndefinedTestWarning`.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, 2000)
+    >>> df = pd.DataFrame({"g": "a", "p": p.round(2), "y": (rng.random(2000) < p).astype(int)})
+    >>> c = calibration_curves(pd.concat([df, df.assign(g="b")]), group="g", y_true="y", y_score="p",
+    ...                        grid=5, n_resamples=0)
+    >>> c.columns.tolist()
+    ['grouping', 'group', 'score', 'observed', 'band_low', 'band_high']
     """
+    _, confidence_level, n_resamples, generator = _recalibration_iv(0.05, confidence_level, n_resamples, rng)
     counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
     _scores_in_unit_iv(counted)
-    rows = []
+    tail = (1 - confidence_level) / 2
+    parts = []
     for g in counted.groups:
         pos, neg, score = counted.pos[g], counted.neg[g], counted.score[g]
-        if score.size <= len(ICI_KNOTS):
-            fitted = pos / (pos + neg)
-            rows.append(pd.DataFrame({"score": score, "observed": fitted}).assign(group=g))
+        saturated = score.size <= len(ICI_KNOTS)
+        basis = None if saturated else _spline_basis(score, pos + neg)
+        xs = score if saturated else np.linspace(score[0], score[-1], grid)
+
+        observed = _curve(pos, neg, score, basis, xs)
+        if observed is None:
+            message = f"calibration curve of {g!r} undefined: the spline GLM could not be fitted"
+            warnings.warn(UndefinedTestWarning(message), stacklevel=2)
             continue
-        basis = _spline_basis(score, pos + neg)
-        fit = _glm(pos, neg, basis)
-        if fit is None:
-            continue
-        # evaluate through linear interpolation of the fitted curve at the distinct scores (the basis is
-        # built on them); the grid never leaves their range
-        xs = np.linspace(score[0], score[-1], grid)
-        rows.append(pd.DataFrame({"score": xs, "observed": np.interp(xs, score, fit.predict(basis))}).assign(
-            group=g))
-    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["group", "score", "observed"])
-    out.insert(0, "grouping", counted.grouping)
-    return out[["grouping", "group", "score", "observed"]]
+        low = high = np.full(xs.size, np.nan)
+        if n_resamples:
+            n = int(round(float(pos.sum() + neg.sum())))
+            cells = np.concatenate([pos, neg])
+            draws = []
+            for _ in range(n_resamples):
+                draw = generator.multinomial(n, cells / cells.sum()).astype(float)
+                value = _curve(draw[: score.size], draw[score.size:], score, basis, xs)
+                if value is not None:
+                    draws.append(value)
+            if len(draws) >= max(2, n_resamples // 2):
+                low, high = np.nanquantile(np.array(draws), [tail, 1 - tail], axis=0)
+        parts.append(pd.DataFrame({"grouping": counted.grouping, "group": g, "score": xs,
+                                   "observed": observed, "band_low": low, "band_high": high}))
+    columns = ["grouping", "group", "score", "observed", "band_low", "band_high"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)

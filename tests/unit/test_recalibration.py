@@ -100,7 +100,9 @@ def test_calibration_curves_follow_the_planted_curve():
     b = curves[curves.group == "b"]
     truth = expit(0.5 * logit(b["score"].to_numpy()))
     assert np.max(np.abs(b["observed"].to_numpy() - truth)) < 0.08
-    assert list(curves.columns) == ["grouping", "group", "score", "observed"]
+    assert list(curves.columns) == ["grouping", "group", "score", "observed", "band_low", "band_high"]
+    low, high = curves["band_low"], curves["band_high"]
+    assert (low <= curves["observed"]).all() and (curves["observed"] <= high).all()
 
 
 def null_rejections(rng, n, reps, *, distort_b=(0.0, 1.0), decimals=2):
