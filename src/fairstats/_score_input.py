@@ -122,9 +122,14 @@ def score_counts_iv(
         raise ValueError(
             f"`group` {columns!r} has {len(order)} group {order!r}; the tests compare at least 2"
         )
+    # each group's rows, by one stable sort of the group codes (not one pass over all rows per group)
+    label_index = {g: i for i, g in enumerate(order)}
+    group_of_row = np.array([label_index[g] for g in code_label])[code]
+    by_group = np.argsort(group_of_row, kind="stable")
+    bounds = np.searchsorted(group_of_row[by_group], np.arange(len(order) + 1))
     score, pos, neg = {}, {}, {}
-    for g in order:
-        rows = np.isin(code, np.flatnonzero(code_label == g))
+    for i, g in enumerate(order):
+        rows = by_group[bounds[i]:bounds[i + 1]]
         s, inverse = np.unique(values[rows], return_inverse=True)
         score[g] = s
         pos[g] = np.bincount(inverse, weights=n[rows] * is_pos[rows], minlength=s.size)

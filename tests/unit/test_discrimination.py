@@ -261,3 +261,13 @@ def test_score_tests_one_holm_family_over_all_the_rows():
     # scores outside [0, 1]: no calibration rows
     deciles = df.assign(p=np.ceil(df["p"] * 10))
     assert "calibration" not in set(score_tests(deciles, group="g", y_true="y", y_score="p").table["metric"])
+
+
+def test_intersectional_groups_are_labelled_as_everywhere_in_the_library():
+    rng = np.random.default_rng(12)
+    df = two_groups(rng, 400).assign(sex=lambda d: np.where(d.index % 2 == 0, "F", "M"))
+    res = auc_tests(df, group=["g", "sex"], y_true="y", y_score="s")
+    assert res.groups["group"].tolist() == ["a - F", "a - M", "b - F", "b - M"]
+    assert res.groups.loc[0, "grouping"] == "g x sex"
+    one = df[(df.g == "a") & (df.sex == "F")]
+    assert res.groups.loc[0, "auc"] == pytest.approx(auc_delong(one["y"], one["s"]).auc)
