@@ -143,7 +143,10 @@ def test_power_quick():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, reps, decimals", [(200, 1500, 2), (20_000, 300, 3)])
+@pytest.mark.parametrize("n, reps, decimals", [(200, 1500, 2), (20_000, 1000, 3)])
 def test_size_slow(n, reps, decimals):
+    """Null rejection rates within 3 Monte-Carlo standard errors of 5 % (1000 data sets at 20,000 people per
+    group: with 300, the slope test of group a rejected 27 times, 3.2 standard errors above; with another
+    seed 5 of 150)."""
     rates = null_rejections(np.random.default_rng(n), n, reps, decimals=decimals)
     assert np.all(np.abs(rates - 0.05) < 3 * np.sqrt(0.05 * 0.95 / reps)), rates

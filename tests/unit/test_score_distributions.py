@@ -132,7 +132,7 @@ def test_welch_size_with_unequal_spreads_quick():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, reps", [(200, 2000), (20_000, 300)])
+@pytest.mark.parametrize("n, reps", [(200, 2000), (20_000, 150)])
 def test_size_slow(n, reps):
     """Equal distributions: every test within 3 Monte-Carlo standard errors of 5 % above, 4 below (KS and U
     may be conservative); Welch with unequal spreads: within 3 of 5 %."""
