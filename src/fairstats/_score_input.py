@@ -37,7 +37,7 @@ class ScoreCounts:
     groups : tuple of str
         Group labels (:func:`fairstats.groups.intersection_label`), in the sorted order of the columns.
     score, pos, neg : dict of str to numpy.ndarray
-        Per group label: distinct scores (increasing), people with ``y_true == favorable`` and with the
+        Per group label: distinct scores (increasing), people with ``y_true == pos_label`` and with the
         other outcome at each score (float counts).
     y_score : str
         Name of the score column, for messages.
@@ -60,14 +60,14 @@ def score_counts_iv(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     where: str = "`data`",
 ) -> ScoreCounts:
     """Count ``data`` over (group, ``y_true``, ``y_score``) and check it; see :class:`ScoreCounts` (which is
     returned as it is when ``data`` is one already).
 
     Raises ``ValueError`` naming the parameter, the column and the value for a missing column, missing
-    values, an outcome with more than two values (or a value other than 0, 1 and ``favorable``), a score
+    values, an outcome with more than two values (or a value other than 0, 1 and ``pos_label``), a score
     that is not a finite number, or fewer than two groups; ``TypeError`` for names that are not strings.
     """
     if isinstance(data, ScoreCounts):  # counted and checked by an outer call (fairstats.score_tests)
@@ -88,12 +88,7 @@ def score_counts_iv(
             f"`y_true`: column {y_true!r} must be binary, found {len(labels)} distinct values, "
             f"e.g. {sorted(map(str, labels))[:5]}"
         )
-    for label in labels:
-        if label not in {0, 1, favorable}:
-            raise ValueError(
-                f"`y_true`: column {y_true!r} has value {_plain(label)!r}; expected 0/1 labels "
-                f"(favorable={favorable!r})"
-            )
+    pos_label = labels_iv(labels, pos_label, f"`y_true`: column {y_true!r}")
     scores = table[y_score]
     if pd.api.types.is_bool_dtype(scores) or not pd.api.types.is_numeric_dtype(scores):
         bad = next((v for v in scores if not isinstance(v, int | float | np.integer | np.floating)), None)
@@ -105,7 +100,7 @@ def score_counts_iv(
     if not np.isfinite(values).all():
         bad = values[~np.isfinite(values)][0]
         raise ValueError(f"`y_score`: column {y_score!r} has a value that is not finite, {float(bad)!r}")
-    is_pos = (outcome == favorable).to_numpy()
+    is_pos = (outcome == pos_label).to_numpy()
     n = table[COUNT_COLUMN].to_numpy(dtype=float)
     combos = table[columns].drop_duplicates()
     try:
@@ -142,6 +137,22 @@ def _labels(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
         return frame[columns[0]].astype(str).to_numpy(dtype=object)
     rows = zip(*(frame[c].to_numpy(dtype=object) for c in columns), strict=True)
     return np.array([intersection_label(row) for row in rows], dtype=object)
+
+
+def labels_iv(labels, pos_label: object, where: str) -> object:
+    """The outcome value the score predicts: 1 of 0/1 labels (``pos_label`` None), or ``pos_label``, which
+    0/1 labels or two other labels must hold one of (as scikit-learn: other labels need it named)."""
+    plain = all(label in {0, 1} for label in labels)
+    if pos_label is None:
+        if not plain:
+            bad = next(label for label in sorted(labels, key=str) if label not in {0, 1})
+            raise ValueError(f"{where} has value {_plain(bad)!r}; expected 0/1 labels, or name the outcome "
+                             "the score predicts with `pos_label`")
+        return 1
+    if not plain and not any(label == pos_label for label in labels):
+        raise ValueError(f"{where} has values {sorted(map(str, labels))!r}; `pos_label` {pos_label!r} is not "
+                         "one of them")
+    return pos_label
 
 
 def reference_iv(counted: ScoreCounts, reference: object) -> str:

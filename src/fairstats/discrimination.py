@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._score_input import ScoreCounts, reference_iv, score_counts_iv
+from fairstats._score_input import ScoreCounts, labels_iv, reference_iv, score_counts_iv
 from fairstats._validation import level_iv
 from fairstats.equivalence import DEFAULT_MARGIN, positive_margin_iv, z_equivalence
 from fairstats.multiplicity import three_way_verdicts
@@ -48,7 +48,7 @@ class AUCResult:
         ``auc`` ± :math:`z_{(1+c)/2}` ``se`` at ``confidence_level``, clipped to [0, 1] (as pROC's
         ``ci.auc(method="delong")``).
     n_pos, n_neg : float
-        People with the positive (``favorable``) outcome and with the other one.
+        People with the positive (``pos_label``) outcome and with the other one.
     confidence_level : float
     """
 
@@ -95,17 +95,19 @@ def _result(pos, neg, confidence_level) -> AUCResult:
     return AUCResult(auc, var, se, low, high, float(pos.sum()), float(neg.sum()), confidence_level)
 
 
-def auc_delong(y_true, y_score, *, favorable: object = 1, confidence_level: float = 0.95) -> AUCResult:
-    r"""AUC of ``y_score`` for the outcome ``y_true == favorable``, with DeLong's variance.
+def auc_delong(y_true, y_score, *, pos_label: object = None, confidence_level: float = 0.95) -> AUCResult:
+    r"""AUC of ``y_score`` for the outcome ``y_true == pos_label``, with DeLong's variance.
 
     Parameters
     ----------
     y_true : array_like, shape (n,)
-        Binary outcome (0/1, or ``favorable`` and one other value).
+        Binary outcome (0/1, or ``pos_label`` and one other value).
     y_score : array_like of float, shape (n,)
-        Any real-valued score, higher meaning more likely ``favorable``; ties allowed.
-    favorable : default 1
-        The outcome value the score predicts (the "cases" of pROC).
+        Any real-valued score, higher meaning more likely ``pos_label``; ties allowed.
+    pos_label : optional
+        The outcome value the score predicts (the "cases" of pROC, scikit-learn's ``pos_label``): for a
+        risk score of recidivism, the value meaning recidivism, whichever outcome is the favourable one.
+        Default: 1, with 0/1 labels; other labels need it named.
     confidence_level : float, default 0.95
 
     Returns
@@ -150,11 +152,11 @@ def auc_delong(y_true, y_score, *, favorable: object = 1, confidence_level: floa
     0.8889
     """
     confidence_level = level_iv(confidence_level, "confidence_level")
-    counted = _one_sample_iv(y_true, y_score, favorable)
+    counted = _one_sample_iv(y_true, y_score, pos_label)
     return _result(counted[1], counted[2], confidence_level)
 
 
-def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _one_sample_iv(y_true, y_score, pos_label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     y = np.asarray(y_true)
     s = np.asarray(y_score)
     if y.ndim != 1 or s.ndim != 1 or y.shape != s.shape:
@@ -164,9 +166,10 @@ def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, 
     if y.size == 0:
         raise ValueError("`y_true` is empty (0 values)")
     labels = pd.unique(pd.Series(y))
-    if len(labels) > 2 or any(v not in {0, 1, favorable} for v in labels):
+    if len(labels) > 2:
         found = sorted(map(str, labels))[:5]
-        raise ValueError(f"`y_true` must be binary (0/1, favorable={favorable!r}), found {found}")
+        raise ValueError(f"`y_true` must be binary, found {len(labels)} distinct values, e.g. {found}")
+    pos_label = labels_iv(labels, pos_label, "`y_true`")
     try:
         s = s.astype(float)
     except (TypeError, ValueError):
@@ -174,7 +177,7 @@ def _one_sample_iv(y_true, y_score, favorable) -> tuple[np.ndarray, np.ndarray, 
     if not np.isfinite(s).all():
         raise ValueError(f"`y_score` has a value that is not finite, {float(s[~np.isfinite(s)][0])!r}")
     values, inverse = np.unique(s, return_inverse=True)
-    is_pos = y == favorable
+    is_pos = y == pos_label
     pos = np.bincount(inverse, weights=is_pos.astype(float), minlength=values.size)
     neg = np.bincount(inverse, weights=(~is_pos).astype(float), minlength=values.size)
     return values, pos, neg
@@ -238,7 +241,7 @@ def auc_tests(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     reference: object = None,
     alternative: str = "two-sided",
     alpha: float = 0.05,
@@ -258,9 +261,9 @@ def auc_tests(
     y_true : str
         Binary outcome column.
     y_score : str
-        Score column: any real number, higher meaning more likely ``favorable``.
-    favorable : default 1
-        The outcome value the score predicts.
+        Score column: any real number, higher meaning more likely ``pos_label``.
+    pos_label : optional
+        The outcome value the score predicts (as :func:`auc_delong`).
     reference : optional
         The group every other group is compared with (default: the largest).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
@@ -320,7 +323,7 @@ def auc_tests(
     """
     alpha, confidence_level, margin, power = _tests_options_iv(alpha, confidence_level, margin, power,
                                                                alternative)
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     ref = reference_iv(counted, reference)
     return _auc_tests(counted, ref, alternative, alpha, confidence_level, margin, power)
 
@@ -385,7 +388,7 @@ def roc_curves(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     grid: int = 101,
     n_resamples: int = 199,
     confidence_level: float = 0.95,
@@ -410,7 +413,7 @@ def roc_curves(
     from fairstats.recalibration import _recalibration_iv
 
     _, confidence_level, n_resamples, generator = _recalibration_iv(0.05, confidence_level, n_resamples, rng)
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     fprs = np.linspace(0, 1, grid)
     tail = (1 - confidence_level) / 2
 

@@ -235,7 +235,7 @@ def recalibration_tests(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     reference: object = None,
     alpha: float = 0.05,
     confidence_level: float = 0.95,
@@ -248,9 +248,9 @@ def recalibration_tests(
     ----------
     data : data frame or Counts
         As :func:`fairstats.discrimination.auc_tests`.
-    group, y_true, y_score, favorable, reference
+    group, y_true, y_score, pos_label, reference
         As :func:`fairstats.discrimination.auc_tests`; ``y_score`` is the predicted probability of
-        ``y_true == favorable``, in [0, 1].
+        ``y_true == pos_label``, in [0, 1].
     alpha : float, default 0.05
         Family-wise level of the comparisons' verdicts (Holm).
     confidence_level : float, default 0.95
@@ -316,7 +316,7 @@ def recalibration_tests(
     """
     alpha, confidence_level, n_resamples, generator = _recalibration_iv(alpha, confidence_level,
                                                                         n_resamples, rng)
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     _scores_in_unit_iv(counted)
     ref = reference_iv(counted, reference)
     z_ci = float(stats.norm.ppf(0.5 + confidence_level / 2))
@@ -406,7 +406,7 @@ def calibration_curves(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     grid: int = 101,
     n_resamples: int = 199,
     confidence_level: float = 0.95,
@@ -433,7 +433,7 @@ def calibration_curves(
     ['grouping', 'group', 'score', 'observed', 'band_low', 'band_high']
     """
     _, confidence_level, n_resamples, generator = _recalibration_iv(0.05, confidence_level, n_resamples, rng)
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     _scores_in_unit_iv(counted)
     tail = (1 - confidence_level) / 2
     parts = []

@@ -44,7 +44,7 @@ class ScoreDistributionResult:
     ----------
     table : pandas.DataFrame
         One row per (outcome class, group, test): ``grouping, group, reference, outcome`` (``"positive"``:
-        ``y_true == favorable``; ``"negative"``), ``metric`` (:data:`SCORE_DISTRIBUTION_TESTS`),
+        ``y_true == pos_label``; ``"negative"``), ``metric`` (:data:`SCORE_DISTRIBUTION_TESTS`),
         ``estimate`` (KS: the largest distance of the two distribution functions, :math:`D \\in [0, 1]`;
         Mann–Whitney: :math:`P(S_g > S_r) + \\frac12 P(S_g = S_r)`, 0.5 under no shift; mean: the difference
         of mean scores), ``ci_low, ci_high`` (Mann–Whitney: DeLong's interval; mean: Welch's; KS: none),
@@ -129,7 +129,7 @@ def score_distribution_tests(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     reference: object = None,
     tests: Sequence[str] = SCORE_DISTRIBUTION_TESTS,
     alternative: str = "two-sided",
@@ -142,7 +142,7 @@ def score_distribution_tests(
 
     Parameters
     ----------
-    data, group, y_true, y_score, favorable, reference
+    data, group, y_true, y_score, pos_label, reference
         As :func:`fairstats.discrimination.auc_tests`.
     tests : list of str, default all of :data:`SCORE_DISTRIBUTION_TESTS`
         Which tests to run (Holm's family is what was run).
@@ -208,7 +208,7 @@ def score_distribution_tests(
     if unknown or not tests:
         raise ValueError(f"`tests` must name some of {list(SCORE_DISTRIBUTION_TESTS)}, got {list(tests)!r}")
     tests = [t for t in SCORE_DISTRIBUTION_TESTS if t in tests]
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     ref = reference_iv(counted, reference)
     z_ci = float(stats.norm.ppf(0.5 + confidence_level / 2))
     rows = []

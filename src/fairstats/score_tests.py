@@ -72,7 +72,7 @@ def score_tests(
     group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    favorable: object = 1,
+    pos_label: object = None,
     reference: object = None,
     calibration: bool | None = None,
     alpha: float = 0.05,
@@ -85,7 +85,7 @@ def score_tests(
 
     Parameters
     ----------
-    data, group, y_true, y_score, favorable, reference
+    data, group, y_true, y_score, pos_label, reference
         As :func:`fairstats.auc_tests`.
     calibration : bool, optional
         Run :func:`fairstats.recalibration_tests` (default: when every score lies in [0, 1]; ``True`` with
@@ -113,12 +113,12 @@ def score_tests(
     ['auc', 'calibration']
     """
     alpha = level_iv(alpha, "alpha")
-    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, favorable=favorable)
+    counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     ref = reference_iv(counted, reference)
     unit = all(counted.score[g][0] >= 0 and counted.score[g][-1] <= 1 for g in counted.groups)
     if calibration is None:
         calibration = unit
-    options = {"group": group, "y_true": y_true, "y_score": y_score, "favorable": favorable, "reference": ref,
+    options = {"group": group, "y_true": y_true, "y_score": y_score, "pos_label": pos_label, "reference": ref,
                "alpha": alpha, "confidence_level": confidence_level}
     auc = auc_tests(counted, margin=margin, **options)
     dist = score_distribution_tests(counted, margin=margin, **options)

@@ -271,3 +271,18 @@ def test_intersectional_groups_are_labelled_as_everywhere_in_the_library():
     assert res.groups.loc[0, "grouping"] == "g x sex"
     one = df[(df.g == "a") & (df.sex == "F")]
     assert res.groups.loc[0, "auc"] == pytest.approx(auc_delong(one["y"], one["s"]).auc)
+
+
+def test_pos_label_names_the_outcome_the_score_predicts():
+    df = two_groups(np.random.default_rng(13), 200)
+    text = df.assign(y=np.where(df["y"] == 1, "recid", "no"))
+    a = auc_tests(df, group="g", y_true="y", y_score="s").groups
+    b = auc_tests(text, group="g", y_true="y", y_score="s", pos_label="recid").groups
+    pd.testing.assert_frame_equal(a, b)
+    # the other class as the predicted one: 1 - AUC
+    c = auc_tests(df, group="g", y_true="y", y_score="s", pos_label=0).groups
+    assert c["auc"].to_numpy() == pytest.approx(1 - a["auc"].to_numpy())
+    with pytest.raises(ValueError, match=r"has values \['no', 'recid'\]; `pos_label` 'yes' is not one"):
+        auc_tests(text, group="g", y_true="y", y_score="s", pos_label="yes")
+    with pytest.raises(ValueError, match=r"has value 'no'; expected 0/1 labels, or name the outcome"):
+        auc_tests(text, group="g", y_true="y", y_score="s")
