@@ -7,7 +7,7 @@ CORES  ?= all
 export PATH := $(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: reproduce verify test bench lint env clean-env docs
+.PHONY: reproduce verify test bench lint env clean-env docs course course-open
 
 # The environment is the lock file (exact versions and hashes of every package; requirements/compendium.in says
 # why each is there), then fairstats itself from this checkout and a path entry for src/compendium.
@@ -42,7 +42,8 @@ verify: $(STAMP)
 # results already there (notebooks rendered, figures copied, index rebuilt; nothing is refitted: run
 # `make reproduce`, or snakemake with that config, first), then Snakemake's provenance report beside it.
 CONFIGFILE ?= config/config.yaml
-SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure build_site_index
+SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure build_site_index build_course_lab \
+              render_course_lab
 .PHONY: report
 report: $(STAMP)
 	$(BIN)/snakemake build_site_index --cores $(CORES) --configfile $(CONFIGFILE) \
@@ -50,6 +51,19 @@ report: $(STAMP)
 	    || { echo "make report failed (see above); missing results? run the workflow first (make reproduce)" >&2; exit 1; }
 	$(BIN)/snakemake build_site_index --configfile $(CONFIGFILE) --report "results/$$($(BIN)/python -c \
 	    'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["experiment"])' $(CONFIGFILE))/report/workflow.html"
+
+# make course: the course labs (docs/course.md): student and instructor notebooks built from
+# notebooks/course/*.py, the instructor ones executed full size (every check must say "right") into
+# results/default/course/, the student ones rendered for the site.
+course: $(STAMP)
+	$(BIN)/snakemake course --cores $(CORES)
+
+# make course-open: JupyterLab (from the lock) on a working copy of the student notebooks, course-work/ (made
+# once; your answers there are never overwritten; git ignores it). Delete a file there to get it fresh.
+course-open: $(STAMP)
+	mkdir -p course-work
+	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
+	$(BIN)/jupyter lab --notebook-dir=course-work
 
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh

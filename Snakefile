@@ -1,6 +1,7 @@
 # fairstats compendium: raw data -> filters -> 4 models x 250 folds -> fairness tests -> tables and figures.
 # Run: snakemake --cores all            (default experiment, config/config.yaml)
 #      snakemake --cores all --configfile config/teaching.yaml
+#      snakemake course --cores all       (the course labs: student + instructor versions, executed)
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -23,6 +24,7 @@ include: "workflow/rules/inference.smk"
 include: "workflow/rules/subgroups.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/site.smk"
+include: "workflow/rules/course.smk"
 
 
 rule all:

@@ -42,7 +42,7 @@ from _common import ROOT, best_time, config_seed, detail, emit, parser, row  # n
 BENCH = "audit_scale"
 GROUPS = np.array(["A - F", "A - M", "B - F", "B - M", "C - F", "C - M"])
 GROUP_P = np.array([0.3, 0.25, 0.15, 0.12, 0.1, 0.08])
-FAIRSTATS = [sys.executable, "-m", "fairstats.cli"]
+FAIRSTATS = [sys.executable, "-m", "fairstats"]
 
 
 def _chunk(rng: np.random.Generator, n: int) -> pa.Table:

@@ -7,12 +7,16 @@ inside the site folder, so the folder can be opened from disk, zipped or served 
 :func:`build_site` writes ``index.html`` and ``pages/*.html`` from the result tables.
 
 The pages are Jinja2 templates (``compendium/templates/``: ``base.html``, ``index.html``, ``stage.html``,
-``published-vs-reproduced.html``, ``table.html``, ``site.css``) rendered with autoescaping: every string that
-comes from data or file names (group values, column names, notes, captions) is shown as text. This module only
-gathers what the pages show.
+``published-vs-reproduced.html``, ``course.html``, ``table.html``, ``site.css``) rendered with autoescaping:
+every string that comes from data or file names (group values, column names, notes, captions) is shown as
+text. This module only gathers what the pages show.
 
 A *stage* is a results folder with ``tables/``, ``figures/`` or ``notebooks/`` below it, named by its path
 relative to ``results/<experiment>`` (``compas/propublica_violent``, ``nij/authors``, ``nij/paper`` ...).
+
+The course (:mod:`compendium.course`): when the workflow has rendered the labs' student notebooks into
+``course/<lab>.html`` (beside ``course/<lab>.ipynb``), the index gets a "Course" section and
+``pages/course.html`` lists the labs with their goals and timings, in the catalogue's order.
 """
 
 from __future__ import annotations
@@ -182,6 +186,8 @@ class SiteBuild:
         Tables rendered, figures and notebooks linked.
     n_published, n_matching : int
         Rows of the published-vs-reproduced table, and how many of them match (0 when there is none).
+    n_labs : int
+        Course labs linked (0 when the site has no ``course/`` folder).
     """
 
     index: Path
@@ -192,6 +198,7 @@ class SiteBuild:
     n_notebooks: int
     n_published: int
     n_matching: int
+    n_labs: int = 0
 
     def to_frame(self) -> pd.DataFrame:
         """One row per page written: ``page`` (path relative to the site folder)."""
@@ -445,6 +452,25 @@ def _stage(stage: str, results_dir: Path, site_dir: Path, max_rows: int) -> _Sta
     return out
 
 
+def _course(site_dir: Path) -> list[dict]:
+    """The course labs rendered in ``site_dir/course/`` (catalogue order); empty when there are none."""
+    from compendium.course.labs import LABS
+
+    labs = []
+    for lab in LABS:
+        html, ipynb = site_dir / "course" / f"{lab.stem}.html", site_dir / "course" / f"{lab.stem}.ipynb"
+        if not html.is_file():
+            continue
+        if not ipynb.is_file():
+            raise ValueError(f"site_dir: {str(html)!r} has no notebook beside it ({ipynb.name})")
+        seconds = lab.compute_seconds
+        labs.append({"number": lab.number, "title": lab.title, "minutes": lab.minutes,
+                     "goals": list(lab.goals),
+                     "href": f"course/{html.name}", "ipynb": f"course/{ipynb.name}",
+                     "compute": "" if seconds != seconds else f"about {seconds:.0f} s"})
+    return labs
+
+
 def build_site(
     results_dir: str | os.PathLike,
     site_dir: str | os.PathLike,
@@ -504,8 +530,13 @@ def build_site(
               for st in built]
     verdicts = [{"href": f"{st.page}#{t['anchor']}", "title": t["title"], "stage": st.name}
                 for st in built for t in st.tables if t["verdict"]]
+    course = _course(site_dir)
+    if course:
+        pages.append(atomic_write_text(site_dir / "pages" / "course.html",
+                                       _render("course.html", depth=1, course=course,
+                                               title="Course \u2014 fairness statistics with fairstats")))
     index = _render("index.html", depth=0, title=f"fairstats \u2014 {experiment}", experiment=experiment,
-                    pvr=pvr_context, stages=built, verdicts=verdicts)
+                    pvr=pvr_context, stages=built, verdicts=verdicts, course=course)
     index = atomic_write_text(site_dir / "index.html", index)
     return SiteBuild(
         index=index,
@@ -516,4 +547,5 @@ def build_site(
         n_notebooks=sum(len(st.notebooks) for st in built),
         n_published=0 if pvr_context is None else pvr_context["n"],
         n_matching=0 if pvr_context is None else pvr_context["k"],
+        n_labs=len(course),
     )

@@ -2,12 +2,13 @@
 
 Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
 McNemar mid-p, fairness through awareness, bootstrap intervals, multiplicity control, equivalence tests with
-the minimum detectable disparity and three-way verdicts, and the
+the minimum detectable disparity and three-way verdicts, and the audit of predictions,
+in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditing`) or as the
 ``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
 (``src/compendium``) uses this API and is not part of the library.
 """
 
-__version__ = "0.2.0"
+from fairstats._version import __version__  # noqa: F401, I001
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
@@ -34,6 +35,25 @@ from fairstats.score_tests import SCORE_TEST_COLUMNS, ScoreTestsResult, score_te
 from fairstats.search import SEARCH_COLUMNS, SEARCH_METRICS, SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
+# The in-memory audit lives in its own wing (fairstats.auditing), imported on first use so that
+# `import fairstats` loads neither the wing nor its plotting and report modules.
+_LAZY = ("Audit", "audit")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from fairstats.auditing import result
+
+        value = getattr(result, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fairstats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 # The library's API: what `from fairstats import *` gives and what the API reference (docs/api.rst) documents.
 # tests/unit/test_public_api.py checks that every name here exists, is documented, and that no compendium
 # (paper-specific) name is exported.
@@ -44,6 +64,8 @@ __all__ = [
     "auc_tests",
     "AUCResult",
     "AUCTestsResult",
+    "audit",
+    "Audit",
     "awareness_test",
     "AwarenessResult",
     "BCaUndefinedWarning",

@@ -139,12 +139,12 @@ class SubgroupSearchResult:
         """
         import matplotlib.pyplot as plt
 
-        from fairstats.audit_report import _plain
+        from fairstats._format import figure_text
 
         if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 1:
             raise ValueError(f"`top` must be a positive integer, got {top!r}")
         rows = self.table[self.table["verdict"] != "undefined"].head(int(top))
-        labels = [f"{_plain(s)} [{m}]" for s, m in zip(rows["subgroup"], rows["metric"], strict=True)]
+        labels = [f"{figure_text(s)} [{m}]" for s, m in zip(rows["subgroup"], rows["metric"], strict=True)]
         y = np.arange(len(rows))
         fig, ax = plt.subplots(figsize=(8, 0.45 * max(len(rows), 1) + 1.6))
         inside, rest = rows["rate_subgroup"].to_numpy(float), rows["rate_rest"].to_numpy(float)

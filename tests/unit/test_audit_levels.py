@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from fairstats import cli
+from fairstats.auditing import cli
 
 LEVELS = ["Low", "Medium", "High"]
 FAST = ["--y-true", "y", "--y-pred", "d", "--n-resamples", "99", "--seed", "3"]

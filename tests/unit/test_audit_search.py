@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats import cli
-from fairstats.audit_folder import MANIFEST
+from fairstats.auditing import cli
+from fairstats.auditing.folder import MANIFEST
 from fairstats.search import SEARCH_COLUMNS
 
 HOSTILE = "<b>x</b>|*y*"

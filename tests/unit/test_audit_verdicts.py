@@ -1,9 +1,9 @@
-"""The audit's three-way verdicts in words (fairstats.audit_verdicts, issue 12)."""
+"""The audit's three-way verdicts in words (fairstats.auditing.verdicts, issue 12)."""
 
 import numpy as np
 import pandas as pd
 
-from fairstats.audit_verdicts import verdict_counts, verdict_sentence
+from fairstats.auditing.verdicts import verdict_counts, verdict_sentence
 
 BASE = {
     "grouping": "race", "group": "C", "reference": "A", "metric": "fpr", "estimate": 0.012,

@@ -27,7 +27,7 @@ import yaml
 from compendium import crossval, models
 from compendium.data import compas, download, nij
 from fairstats import calibration, confusion, mcnemar, metrics, ttests
-from fairstats.cli import main as cli_main
+from fairstats.auditing.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data" / "raw"

@@ -15,8 +15,9 @@ import yaml
 from statsmodels.stats.multitest import multipletests
 
 from compendium.data.compas import load_preset
-from fairstats import audit, cli
-from fairstats.audit_folder import MANIFEST
+from fairstats.auditing import cli
+from fairstats.auditing import tables as audit
+from fairstats.auditing.folder import MANIFEST
 from fairstats.confusion import equal_confusion_test
 
 ROOT = Path(__file__).resolve().parents[2]

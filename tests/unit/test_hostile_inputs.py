@@ -29,9 +29,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairstats import cli
-from fairstats.audit_folder import MANIFEST
-from fairstats.audit_report import _figures, markdown_code, markdown_text
+from fairstats.auditing import cli
+from fairstats.auditing.figures import draw_figures as _figures
+from fairstats.auditing.folder import MANIFEST
+from fairstats.auditing.report import markdown_code, markdown_text
 from fairstats.confusion import equal_confusion_test
 from fairstats.groups import group_labels
 from fairstats.multiplicity import verdict_table
@@ -196,7 +197,7 @@ def test_leftover_work_folders_of_dead_runs_are_removed(tmp_path, data_csv, caps
 
 
 def _audit_process(data: Path, out: Path, resamples: str) -> subprocess.Popen:
-    code = "import sys; from fairstats.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from fairstats.auditing.cli import main; sys.exit(main(sys.argv[1:]))"
     argv = ["audit", str(data), "--group", "g", "--y-true", "y", "--y-pred", "p", "--n-resamples", resamples]
     return subprocess.Popen(
         [sys.executable, "-c", code, *argv, "--out", str(out)],

@@ -78,7 +78,7 @@ def test_fold_disparity_scans_each_column_once(people, nan_scans):
 
 
 def test_the_audit_checks_its_frame_once(people, nan_scans, tmp_path):
-    from fairstats import cli
+    from fairstats.auditing import cli
 
     people.to_csv(tmp_path / "people.csv", index=False)
     argv = ["audit", str(tmp_path / "people.csv"), "--group", "g", "--y-true", "y", "--y-pred", "p"]

@@ -18,6 +18,7 @@ import nbformat
 import pandas as pd
 from browser import check_in_browser, check_links, parse_links, screenshot
 
+from compendium.course.labs import LABS
 from compendium.published import PVR_COLUMNS
 from compendium.site import build_site
 from fairstats.reporting import write_table
@@ -58,6 +59,12 @@ def _tiny_results(tmp_path: Path) -> tuple[Path, Path, Path]:
     pvr_path = tmp_path / "results" / "pvr.csv"
     pvr.to_csv(pvr_path, index=False)
     (site / "workflow.html").write_text("<!DOCTYPE html><html><body>provenance</body></html>")
+    course = site / "course"
+    course.mkdir()
+    res = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", str(nb_path), "--output-dir",
+                          str(course), "--output", LABS[0].stem], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    nbformat.write(nb, course / f"{LABS[0].stem}.ipynb")
     return results, site, pvr_path
 
 
@@ -65,12 +72,14 @@ def test_a_built_site_loads_in_the_browser_and_a_broken_image_is_caught(tmp_path
     results, site, pvr = _tiny_results(tmp_path)
     built = build_site(results, site, experiment="demo", published_vs_reproduced=pvr)
     assert built.stages == ("compas/tiny",) and built.n_figures == 1 and built.n_notebooks == 1
+    assert built.n_labs == 1  # only the labs rendered into course/ are linked
 
     pages, problems = check_links(built.index)
     assert problems == []
     names = {p.relative_to(site.resolve()).as_posix() for p in pages}
     assert {"index.html", "pages/compas-tiny.html", "pages/published-vs-reproduced.html",
-            "notebooks/compas/tiny/tiny.html", "workflow.html"} <= names
+            "notebooks/compas/tiny/tiny.html", "workflow.html", "pages/course.html",
+            f"course/{LABS[0].stem}.html"} <= names
     assert check_in_browser(pages, profile=tmp_path / "profile") == []
     index = built.index.read_text(encoding="utf-8")
     assert 'class="mismatch"' in index and "rounds to 0.657" in index  # the deviation, highlighted, with note
@@ -97,6 +106,8 @@ def test_committed_site_of_the_default_experiment_loads_with_every_link_and_imag
     assert problems == [], "\n".join(problems)
     rel = {p.relative_to(COMMITTED_SITE.resolve()).as_posix() for p in pages}
     assert {"index.html", "pages/published-vs-reproduced.html", "workflow.html"} <= rel
+    # the course: its page and every lab, rendered, reached from the index (and opened in the browser below)
+    assert {"pages/course.html", *(f"course/{lab.stem}.html" for lab in LABS)} <= rel
     # every notebook and figure in the site folder is reachable from the index
     for nb in (COMMITTED_SITE / "notebooks").rglob("*.html"):
         assert nb.resolve() in pages, f"{nb} is not linked"
@@ -110,6 +121,19 @@ def test_committed_site_of_the_default_experiment_loads_with_every_link_and_imag
     shot = tmp_path / "index.png"
     width, height = screenshot(index, shot, width=1280, height=2400, profile=tmp_path / "profile")
     assert (width, height) == (1280, 2400)
+
+
+def test_committed_site_offers_the_committed_student_notebooks_and_no_solution():
+    index = (COMMITTED_SITE / "index.html").read_text(encoding="utf-8")
+    course = (COMMITTED_SITE / "pages" / "course.html").read_text(encoding="utf-8")
+    assert 'id="course"' in index and 'href="pages/course.html"' in index
+    for lab in LABS:
+        offered = COMMITTED_SITE / "course" / f"{lab.stem}.ipynb"
+        student = ROOT / "notebooks" / "course" / "student" / f"{lab.stem}.ipynb"
+        assert offered.read_bytes() == student.read_bytes(), f"{offered} is stale: run `make report`"
+        assert f'href="../course/{lab.stem}.html"' in course and lab.title in course
+        html = (COMMITTED_SITE / "course" / f"{lab.stem}.html").read_text(encoding="utf-8")
+        assert "answer_" in html and "BEGIN SOLUTION" not in html and "(instructor)" not in html
 
 
 def test_committed_published_vs_reproduced_page_shows_every_row():

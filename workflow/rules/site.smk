@@ -4,7 +4,9 @@
 #   figures/<stage>/<name>.png     every figure, copied and flagged with a caption for `snakemake --report`
 #                                  (copy_site_figure);
 #   index.html, pages/*.html       published vs reproduced (deviations highlighted), each stage's tables and
-#                                  figures, verdict tables, links to the notebooks (build_site_index);
+#                                  figures, verdict tables, links to the notebooks, the course page
+#                                  (build_site_index);
+#   course/<lab>.html, .ipynb      the course labs' student notebooks, rendered and to download (course.smk);
 #   workflow.html                  `snakemake --report`: the workflow's provenance (make report writes it last).
 # A <stage> is a results folder below results/<experiment>: compas/<filter>, nij/authors, nij/<preset>, ...
 # Which notebooks and figures exist is read from the other stages' rules at parse time: the outputs ending in
@@ -95,6 +97,8 @@ rule build_site_index:
         notebooks=SITE_NOTEBOOKS,
         figures=SITE_FIGURES,
         pvr=[config["published_vs_reproduced"]] if PVR_PIECES else [],
+        # the course labs' student notebooks, rendered (course.smk, included after this file)
+        course=lambda wildcards: course_site_targets(),
     output:
         index=f"{SITE}/index.html",
         pages=directory(f"{SITE}/pages"),

@@ -12,7 +12,9 @@ site = build_site(
     published_vs_reproduced=snakemake.input.pvr[0] if snakemake.input.pvr else None,  # noqa: F821
 )
 logging.info(
-    "%d pages, %d stages, %d tables, %d figures, %d notebooks; published vs reproduced %d/%d matching",
-    len(site.pages) + 1, len(site.stages), site.n_tables, site.n_figures, site.n_notebooks, site.n_matching,
+    "%d pages, %d stages, %d tables, %d figures, %d notebooks, %d course labs; published vs reproduced %d/%d "
+    "matching",
+    len(site.pages) + 1, len(site.stages), site.n_tables, site.n_figures, site.n_notebooks, site.n_labs,
+    site.n_matching,
     site.n_published,
 )

@@ -2,7 +2,7 @@
 
 Every audit folder holds a manifest (:data:`MANIFEST`, JSON) listing the files the audit wrote with their
 SHA-256. :func:`check_out_folder` accepts ``--out`` only when it is new, empty, or an earlier audit's folder
-that holds exactly the files of its manifest, unchanged; it refuses (:class:`~fairstats.audit.AuditError`,
+that holds exactly the files of its manifest, unchanged; it refuses (:class:`~fairstats.auditing.AuditError`,
 exit 2, nothing touched) a file, a folder holding anything else, a read-only folder, a dangling symbolic
 link, and an input file inside ``--out``. A symbolic link to a folder stays a link: the audit replaces the
 folder it points to. The audit is built in a hidden temporary folder beside ``--out`` (its name carries the
@@ -21,7 +21,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from fairstats import __version__
+from fairstats._version import __version__
 
 __all__ = ["MANIFEST", "OutFolderError", "check_out_folder", "new_work_folder", "swap_into_place"]
 

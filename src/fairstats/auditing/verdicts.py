@@ -1,6 +1,6 @@
 """The three-way verdicts of ``fairstats audit`` in plain words: one sentence per comparison.
 
-Kept apart from :mod:`fairstats.audit_report` (which lays out the report) so that the report's layout can
+Kept apart from :mod:`fairstats.auditing.report` (which lays out the report) so that the report's layout can
 change without touching the wording: :func:`verdict_sentences` returns one plain-text sentence and the verdict
 per comparison, which the report's templates escape (Markdown and HTML) like every other data string, and
 :func:`verdict_counts` the terminal summary's line.

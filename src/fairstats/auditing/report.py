@@ -1,30 +1,26 @@
-"""The report of ``fairstats audit``: figures, the Markdown report, its HTML page and the terminal summary.
+"""The report of an audit: the Markdown report, its HTML page and the terminal summary.
 
-The reports come from Jinja2 templates (``fairstats/templates``). Group values, column names and labels
-from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks made
-visible), never interpreted as Markdown or HTML. Figure file names are unique per grouping.
+The reports come from Jinja2 templates (``fairstats/auditing/templates``). Group values, column names and
+labels from the data are shown as text (inline code or escaped in Markdown, autoescaped in HTML, line breaks
+made visible), never interpreted as Markdown or HTML.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from fairstats import __version__
-from fairstats.audit_verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
+from fairstats._format import figure_text, visible
+from fairstats._version import __version__
+from fairstats.auditing.tables import SMALL
+from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
 from fairstats.reporting import atomic_write_text
 
-if TYPE_CHECKING:
-    from fairstats.audit import AuditOptions, _Collected, _Prepared
-
-__all__ = ["markdown_code", "markdown_text", "visible", "write_report"]
+__all__ = ["markdown_code", "markdown_table", "markdown_text", "summary_lines", "write_report"]
 
 _METRIC_WORDS = {
     "ppr": "share predicted {fav}",
@@ -53,37 +49,8 @@ _TEST_WORDS = {
 }
 
 
-#: A comparison whose denominator has fewer cases than this gets a note: its bootstrap interval is unreliable.
-_SMALL = 10
 
 
-def _figure_name(kind: str, grouping: str, used: set[str]) -> str:
-    """``<kind>_<slug>.png``, unique per grouping: an ASCII slug of at most 40 characters, plus a short hash
-    of the grouping's name whenever the slug is not the name itself (non-ASCII, punctuation, long names)."""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", grouping).strip("_.")[:40] or "grouping"
-    if slug != grouping:
-        slug += "-" + hashlib.sha256(grouping.encode("utf-8")).hexdigest()[:10]
-    name = f"{kind}_{slug}.png"
-    k = 2
-    while name in used:
-        name, k = f"{kind}_{slug}-{k}.png", k + 1
-    used.add(name)
-    return name
-
-
-# --------------------------------------------------------------------------------------------------------
-# figures
-# --------------------------------------------------------------------------------------------------------
-
-
-def _plain(text: object) -> str:
-    """A data string as figure text: one line, no matplotlib mathtext (``$`` escaped), <= 60 characters."""
-    shown = visible(text).replace("$", r"\$")
-    return shown if len(shown) <= 60 else shown[:59] + "…"
-
-
-#: Figures show at most this many groups (those that stand out most; the tables hold all of them).
-_MAX_FIGURE_GROUPS = 40
 #: The report's lists (group sizes, flagged cells, significant comparisons, verdicts, notes) show at most this
 #: many items, with a line saying how many there are and where all of them are: a 2,000-group audit's report
 #: stays readable (and quick to write); the CSV files are always complete.
@@ -97,98 +64,6 @@ def _first_listed(frame: pd.DataFrame, rank: np.ndarray) -> tuple[pd.DataFrame, 
         return frame, 0
     order = np.argsort(rank, kind="stable")[:_MAX_LISTED]
     return frame.iloc[order], len(frame) - _MAX_LISTED
-
-
-def _figures(acc: _Collected, tests: pd.DataFrame, folder: Path, labels: tuple[str, str]) -> list[str]:
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    from fairstats.plotting import DIVERGING, save_figure, set_style
-
-    set_style()
-    written: list[str] = []
-    used: set[str] = set()
-    for name, res in acc.results.items():
-        residuals = res.residuals
-        shown = ""
-        if len(residuals) > _MAX_FIGURE_GROUPS:  # a readable figure: the groups that stand out most
-            top = residuals.abs().max(axis=1).nlargest(_MAX_FIGURE_GROUPS, keep="first").index
-            keep = residuals.index.isin(top)
-            shown = f"; the {_MAX_FIGURE_GROUPS} of {len(residuals):,} groups with the largest |residual|"
-            residuals = residuals[keep]
-        q, r = residuals.shape
-        fig, ax = plt.subplots(figsize=(1.4 * r + 3, 0.45 * q + 1.8))
-        limit = max(3.5, float(np.nanmax(np.abs(residuals.to_numpy()))))
-        sns.heatmap(
-            residuals,
-            cmap=DIVERGING,
-            center=0,
-            vmin=-limit,
-            vmax=limit,
-            annot=True,
-            fmt=".1f",
-            cbar_kws={"label": "adjusted residual"},
-            ax=ax,
-        )
-        flagged = res.flag_bonferroni.loc[residuals.index].to_numpy()
-        for i, j in zip(*np.nonzero(flagged), strict=True):
-            ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, edgecolor="black", lw=2))
-        ax.set_title(
-            f"{_plain(name)}: adjusted residuals "
-            f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
-            + shown
-        )
-        ax.set_xlabel("confusion cell")
-        ax.set_ylabel(_plain(name))
-        ax.set_yticklabels([_plain(g) for g in residuals.index], rotation=0)
-        ax.set_xticklabels([_plain(c) for c in residuals.columns])
-        path = save_figure(fig, folder / _figure_name("residuals", name, used), pdf=False)
-        plt.close(fig)
-        written.append(path.name)
-    if len(tests):
-        for name, part in tests[tests["metric"] != "calibration"].groupby("grouping", sort=False):
-            metrics = list(dict.fromkeys(part["metric"]))
-            groups = list(dict.fromkeys(part["group"]))
-            total = len(groups)
-            if total > _MAX_FIGURE_GROUPS:  # the groups with the smallest adjusted p-values
-                smallest = part.groupby("group", sort=False)["pvalue_adj"].min()
-                top = set(smallest.nsmallest(_MAX_FIGURE_GROUPS, keep="first").index)
-                groups = [g for g in groups if g in top]
-            fig, axes = plt.subplots(
-                1, len(metrics), figsize=(2.6 * len(metrics) + 1.5, 0.4 * len(groups) + 1.8), sharey=True
-            )
-            axes = np.atleast_1d(axes)
-            for ax, metric in zip(axes, metrics, strict=True):
-                rows = part[part["metric"] == metric].set_index("group").reindex(groups)
-                y = np.arange(len(groups))
-                est = rows["estimate"].to_numpy(dtype=float)
-                low, high = rows["ci_low"].to_numpy(dtype=float), rows["ci_high"].to_numpy(dtype=float)
-                sig = rows["significant_adj"].fillna(False).to_numpy(dtype=bool)
-                ax.axvline(0, color="grey", lw=1)
-                ok = np.isfinite(est) & np.isfinite(low) & np.isfinite(high)
-                # the interval as a line from its low to its high end: any interval (one that does not
-                # contain the estimate, or a point) is drawn as it is
-                ax.hlines(
-                    y[ok], np.minimum(low[ok], high[ok]), np.maximum(low[ok], high[ok]), color="black", lw=1
-                )
-                ax.scatter(est[ok & ~sig], y[ok & ~sig], color="white", edgecolor="black", zorder=3)
-                ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
-                ax.set_title(metric, fontsize=10)
-                ax.set_yticks(y)
-                ax.set_yticklabels([_plain(g) for g in groups])
-                ax.invert_yaxis()
-            reference = part["reference"].iloc[0]
-            subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
-            fig.suptitle(
-                f"{_plain(name)}: each group minus {_plain(reference)} (95% interval; filled = significant "
-                "after Holm)"
-                + subset,
-                fontsize=10,
-            )
-            path = save_figure(fig, folder / _figure_name("disparities", name, used), pdf=False)
-            plt.close(fig)
-            written.append(path.name)
-    return written
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -205,17 +80,6 @@ def _p(p: float) -> str:
 def _p_eq(p: float) -> str:
     text = _p(p)
     return text if text.startswith(("<", "n/a")) else f"= {text}"
-
-
-def visible(text: object) -> str:
-    """``text`` on one line: line breaks shown as ``⏎``, other control characters as ``\\xNN`` escapes."""
-    text = str(text)
-    if text.isprintable():  # no control character, no line or paragraph separator: nothing to show
-        return text
-    out = []
-    for ch in re.sub(r"\r\n|\r|\n|\u2028|\u2029|\x85", "\u23ce", text):
-        out.append(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) == "Cc" else ch)
-    return "".join(out)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|&~#])")
@@ -253,7 +117,7 @@ def _environment(kind: str):
 
     if kind == "html":
         env = jinja2.Environment(
-            loader=jinja2.PackageLoader("fairstats", "templates"),
+            loader=jinja2.PackageLoader("fairstats.auditing", "templates"),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
@@ -266,7 +130,7 @@ def _environment(kind: str):
         return str(value) if isinstance(value, Markup) else markdown_text(value)
 
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("fairstats", "templates"),
+        loader=jinja2.PackageLoader("fairstats.auditing", "templates"),
         autoescape=False,
         finalize=finalize,
         undefined=jinja2.StrictUndefined,
@@ -277,11 +141,10 @@ def _environment(kind: str):
     return env
 
 
-def _report_context(
-    options: AuditOptions, prep: _Prepared, acc: _Collected, equal, residuals, tests, figures
-):
-    fav, other = prep.labels
-    first = next(iter(acc.results.values()))
+def _report_context(audit, notes: tuple[str, ...], figures: list[str]) -> dict:
+    options, equal, residuals, tests = audit.options, audit.equal_confusion, audit.residuals, audit.tests
+    fav, other = audit.labels
+    first = next(iter(audit.results.values()))
     rows = []
     for row in equal.to_dict(orient="records"):
         differ = row["pvalue"] < options.alpha
@@ -353,7 +216,7 @@ def _report_context(
     verdict_rows, verdict_left = _first_listed(
         tests, tests["pvalue_adj"].to_numpy(dtype=float) if len(tests) else np.array([])
     )
-    notes = list(dict.fromkeys(acc.notes))
+    notes = list(dict.fromkeys(notes))
     glossary = [
         {"metric": m, "test": _TEST_WORDS.get(t, t)}
         for m, t in (
@@ -363,7 +226,7 @@ def _report_context(
     caveats = [
         "A significant difference says the disparity is unlikely to be chance in these data; it does not "
         "say why it arises, nor whether it is unfair in context.",
-        f"Intervals for comparisons with fewer than {_SMALL} cases in a denominator are unreliable "
+        f"Intervals for comparisons with fewer than {SMALL} cases in a denominator are unreliable "
         "(see the note column of tests.csv).",
     ]
     if options.fold is None:
@@ -377,9 +240,9 @@ def _report_context(
         )
     return {
         "version": __version__,
-        "input_name": options.predictions.name,
+        "input_name": audit.source.name,
         "seed": options.seed,
-        "n_people": f"{prep.n:,}",
+        "n_people": f"{audit.n:,}",
         "y_true": options.y_true,
         "y_pred": options.y_pred,
         "fav": fav,
@@ -387,7 +250,7 @@ def _report_context(
         "groups": list(options.groups),
         "alpha": f"{options.alpha:g}",
         "fold": options.fold,
-        "sizes": [_sizes_item(name, sizes) for name, sizes in acc.sizes.items()],
+        "sizes": [_sizes_item(name, sizes) for name, sizes in audit.sizes.items()],
         "cells": first.cells[["cell", "y_pred", "y_true"]].to_dict(orient="records"),
         "equal": rows,
         "flagged": flagged,
@@ -421,7 +284,7 @@ def _report_context(
         "notes": notes[:_MAX_LISTED],
         # issue 12: the three-way verdicts, plain sentences (the templates escape them) and the verdict word
         "verdict_intro": VERDICT_INTRO,
-        "verdicts": verdict_sentences(verdict_rows, equal, labels=prep.labels, alpha=options.alpha),
+        "verdicts": verdict_sentences(verdict_rows, equal, labels=audit.labels, alpha=options.alpha),
     }
 
 
@@ -451,24 +314,24 @@ def _describer(fav: str, other: str, code):
     return describe
 
 
-def write_report(
-    folder: Path, options, prep, acc, equal, residuals, tests, figures, levels=None, search=None
-) -> None:
+def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[str]) -> None:
     """Write ``report.md`` and ``report.html`` into ``folder`` from the package's Jinja2 templates.
 
     Every data-derived string (group values, column names, labels, the input's file name, notes quoting
     them) is rendered as text: inline code or backslash-escaped in Markdown, autoescaped ``<code>`` in HTML,
     line breaks shown as ``⏎``. The HTML page loads nothing but the figures beside it. ``levels`` (issue 17
-    A, from :mod:`fairstats.audit_levels`) replaces the binary outcome tests by the multi-level section.
-    ``search``: the context of the subgroup search section (:class:`fairstats.audit_search.SearchSection`),
+    A, from :mod:`fairstats.auditing.levels`) replaces the binary outcome tests by the multi-level section.
+    ``search``: the context of the subgroup search section (:class:`fairstats.auditing.search.SearchSection`),
     or None.
     """
-    context = _report_context(options, prep, acc, equal, residuals, tests, figures)
+    context = _report_context(audit, notes, figures)
+    levels = audit.level_context
+    search = audit.search.context if audit.search is not None else None
     context["levels"] = levels  # multi-level decisions (issue 17 A); None for a two-level decision
     if levels is not None:
         context["caveats"] = levels["caveats"]
-    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.audit_search) or None
-    fav, other = prep.labels
+    context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.auditing.search) or None
+    fav, other = audit.labels
     for kind, name in (("md", "report.md"), ("html", "report.html")):
         env = _environment(kind)
         text = env.get_template(f"report.{kind}.j2").render(
@@ -496,16 +359,16 @@ def markdown_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
 _DATA_COLUMNS = ("grouping", "group", "reference", "cell", "y_pred", "y_true")
 
 
-def _summary(
-    options: AuditOptions, prep: _Prepared, equal: pd.DataFrame, tests: pd.DataFrame, notes, out
-) -> str:
-    fav, _ = prep.labels
+def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
+    """The terminal summary of a two-level audit, line by line (without the line naming the report)."""
+    options, equal, tests = audit.options, audit.equal_confusion, audit.tests
+    fav, _ = audit.labels
     lines = [
-        f"fairstats audit: {prep.n:,} people, favourable outcome = {visible(fav)}, "
+        f"fairstats audit: {audit.n:,} people, favourable outcome = {visible(fav)}, "
         f"alpha = {options.alpha:g}"
     ]
     lines.append("  equal confusion test (do the groups' confusion matrices differ?)")
-    names = {g: _plain(g) for g in equal["grouping"]}
+    names = {g: figure_text(g) for g in equal["grouping"]}
     width = max(len(g) for g in names.values())
     for row in equal.to_dict(orient="records"):
         p = _p(row["pvalue"])
@@ -525,11 +388,7 @@ def _summary(
             f"{int(tests['significant'].sum())} unadjusted)"
         )
     if len(tests):
-        margin = (
-            f"ratio margin {options.margin_ratio:g}" if options.margin_ratio else f"margin {options.margin:g}"
-        )
-        lines.append(f"  three-way verdicts ({margin}): {verdict_counts(tests)}")  # issue 12
+        lines.append(f"  three-way verdicts ({options.margin_text}): {verdict_counts(tests)}")  # issue 12
     if notes:
         lines.append(f"  {len(notes)} note(s): see the report")
-    lines.append(f"  report: {out / 'report.html'}")
-    return "\n".join(lines)
+    return lines

@@ -7,7 +7,10 @@ the residual analysis, and paper B's outcome-based fairness tests between each g
 (with bootstrap intervals, or with the corrected t over cross-validation folds when ``--fold`` is given),
 adjusts for multiple testing, and writes tables, figures and a plain-language report into ``--out``.
 
-The audit itself runs in :mod:`fairstats.audit`, its report is written by :mod:`fairstats.audit_report`.
+A thin shell: arguments -> :class:`~fairstats.auditing.AuditOptions` -> read the input
+(:mod:`fairstats.auditing.inputs`) -> the audit in memory (:func:`fairstats.audit`'s
+:func:`~fairstats.auditing.result.run`) -> :meth:`~fairstats.auditing.Audit.save`. One entry point with
+subcommands (``audit``; ``python -m fairstats`` runs it).
 
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
 that never occurs, an ``--out`` holding files the audit did not write) ends with one line
@@ -25,10 +28,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fairstats import __version__
-from fairstats.audit import MAX_RESAMPLES, MIN_RESAMPLES, AuditError, AuditOptions, run_audit
-from fairstats.audit_report import visible
-from fairstats.audit_search import DEFAULT_SEARCH_METRICS
+from fairstats._format import visible
+from fairstats._version import __version__
+from fairstats.auditing import options as opt
+from fairstats.auditing.errors import AuditError
+from fairstats.auditing.options import DEFAULT_SEARCH_METRICS, MAX_RESAMPLES, MIN_RESAMPLES, AuditOptions
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
 from fairstats.search import SEARCH_METRICS
@@ -48,44 +52,25 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
-    return value
+def _argument(check):
+    """An argparse type from one of the options' checks (:mod:`fairstats.auditing.options`): the bound and
+    its wording are written there once."""
+
+    def convert(text: str):
+        try:
+            return check(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    return convert
 
 
-def _resamples(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be an integer from {MIN_RESAMPLES} to {MAX_RESAMPLES:,}, got {text!r}"
-        ) from None
-    if not MIN_RESAMPLES <= value <= MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError(
-            f"must be from {MIN_RESAMPLES} to {MAX_RESAMPLES:,} (fewer give no usable interval, more take "
-            f"hours and gigabytes), got {text!r}"
-        )
-    return value
-
-
-def _whole(text: str, low: int, words: str) -> int:
-    """``text`` as an integer >= ``low``; else an argparse error "must be <words>"."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"must be {words}, got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    return _whole(text, 0, "a non-negative integer")
+_level = _argument(opt.check_level)
+_resamples = _argument(opt.check_resamples)
+_seed = _argument(opt.check_seed)
+_depth = _argument(opt.check_depth)
+_min_size = _argument(opt.check_min_size)
+_search_metric = _argument(opt.check_search_metric)
 
 
 _AUDIT_DESCRIPTION = """\
@@ -243,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the decision levels have no order: no linear-by-linear (ordinal) test",
     )
-    # subgroup search (fairstats.audit_search, fairstats.search)
+    # subgroup search (fairstats.auditing.search, fairstats.search)
     search = audit.add_argument_group(
         "subgroup search",
         "which subgroup carries a disparity? Every conjunction of up to --search-depth values of the "
@@ -263,22 +248,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"rates compared: {', '.join(SEARCH_METRICS)} (default: {' '.join(DEFAULT_SEARCH_METRICS)})",
     )  # fmt: skip
     return parser
-
-
-def _depth(text: str) -> int:
-    if text not in ("1", "2", "3"):
-        raise argparse.ArgumentTypeError(f"must be 1, 2 or 3, got {text!r}")
-    return int(text)
-
-
-def _min_size(text: str) -> int:
-    return _whole(text, 1, "a positive integer (at least 1)")
-
-
-def _search_metric(text: str) -> str:
-    if text not in SEARCH_METRICS:
-        raise argparse.ArgumentTypeError(f"must be one of {', '.join(SEARCH_METRICS)}, got {text!r}")
-    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,8 +287,8 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        options = _options_iv(args)
-        result = run_audit(options)
+        options, path, counts, out = _options_iv(args)
+        summary, warned = _run(options, path, counts, out)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130
@@ -334,10 +303,30 @@ def _audit_main(args: argparse.Namespace) -> int:
         return 1
     finally:
         signal.signal(signal.SIGTERM, previous)
-    for warning in result.warnings:
+    for warning in warned:
         print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
-    print(result.summary)
+    print(summary)
     return 0
+
+
+def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[str, tuple[str, ...]]:
+    """``--out`` checked and the input read and checked (nothing written yet); then, in a work folder that
+    replaces ``--out`` only when everything succeeded, the audit computed (:func:`fairstats.audit`'s code)
+    and saved."""
+    from fairstats.auditing.inputs import Source, read_input
+    from fairstats.auditing.result import checked_out, start, write_folder
+
+    target = checked_out(out, (path,))
+    data, weight = read_input(path, options, counts=counts)
+    started = start(data, weight, options, Source.of_file(path, counts=counts))
+    done = {}
+
+    def compute_and_write(folder: Path) -> tuple[str, ...]:
+        done["audit"] = started.finish()
+        return done["audit"].write_into(folder)
+
+    notes = write_folder(out, (path,), compute_and_write, target=target)
+    return done["audit"].summary(out, notes=notes), started.warned
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
@@ -371,29 +360,19 @@ def _levels_iv(text: str | None, option: str) -> tuple[str, ...] | None:
 
 
 def _multi_level_iv(args: argparse.Namespace) -> dict:
-    """The options of a multi-level decision (issue 17 A); empty for the binary audit."""
+    """The levels of a multi-level decision (issue 17 A) as written (``L1,L2,...``); empty for the binary
+    audit. Which other options go with them, :class:`AuditOptions` checks."""
     decision = _levels_iv(args.decision_levels, "--decision-levels")
     if decision is None:
-        for option, given in (("--outcome-levels", args.outcome_levels), ("--unordered", args.unordered)):
-            if given:
-                raise AuditError(f"{option} needs --decision-levels (a decision with more than two levels)")
-        return {}
-    binary_only = (("--fold", args.fold), ("--y-score", args.y_score), ("--favorable", args.favorable))
-    for option, given in binary_only:
-        if given is not None:
-            raise AuditError(
-                f"{option} applies to a two-level decision; with --decision-levels the levels are compared "
-                "one by one"
-            )
-    if args.search is not None:
-        raise AuditError(
-            "--search compares two-level rates (fpr, fnr, ...); it does not run with --decision-levels yet"
-        )
-    outcome = _levels_iv(args.outcome_levels, "--outcome-levels")
+        return {"outcome_levels": () if args.outcome_levels else None, "ordered": not args.unordered}
+    outcome = None
+    if args.fold is None and args.y_score is None and args.favorable is None and args.search is None:
+        outcome = _levels_iv(args.outcome_levels, "--outcome-levels")
     return {"decision_levels": decision, "outcome_levels": outcome, "ordered": not args.unordered}
 
 
-def _options_iv(args: argparse.Namespace) -> AuditOptions:
+def _options_iv(args: argparse.Namespace) -> tuple[AuditOptions, Path, bool, Path]:
+    """The checked options, the input file, whether it is a table of counts, and ``--out``."""
     _audit_extra_iv()
     if (args.predictions is None) == (args.counts is None):
         raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
@@ -402,48 +381,23 @@ def _options_iv(args: argparse.Namespace) -> AuditOptions:
             "--counts: --fold and --y-score need one row per person (their tests use each person's fold or "
             "score); audit the rows instead"
         )
-    groups = tuple(args.group)
-    dup = sorted({g for g in groups if groups.count(g) > 1})
-    if dup:
-        raise AuditError(f"--group {dup[0]!r} is given twice")
-    named = [
-        ("--y-true", args.y_true),
-        ("--y-pred", args.y_pred),
-        ("--y-score", args.y_score),
-        ("--fold", args.fold),
-    ]
-    seen: dict[str, str] = {g: "--group" for g in groups}
-    for option, column in named:
-        if column is None:
-            continue
-        if column in seen:
-            raise AuditError(
-                f"{option} {column!r} is also given as {seen[column]}; each role needs its own column"
-            )
-        seen[column] = option
-    out = Path(args.out)
-    if args.margin_ratio is not None and args.fold is not None:
-        raise AuditError(
-            "--margin-ratio: the fold-based equivalence test (--fold) compares differences; use --margin"
-        )
-    return AuditOptions(
-        predictions=Path(args.predictions if args.counts is None else args.counts),
-        groups=groups,
+    options = AuditOptions(
+        groups=tuple(args.group),
         y_true=args.y_true,
         y_pred=args.y_pred,
         y_score=args.y_score,
         fold=args.fold,
         favorable=args.favorable,
-        alpha=float(args.alpha),
-        margin=float(args.margin),
-        margin_ratio=None if args.margin_ratio is None else float(args.margin_ratio),
-        n_resamples=int(args.n_resamples),
-        seed=int(args.seed),
-        out=out,
-        counts=args.counts is not None,
+        alpha=args.alpha,
+        margin=args.margin,
+        margin_ratio=args.margin_ratio,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
         **_multi_level_iv(args),
         **_search_options(args),
     )
+    path = Path(args.predictions if args.counts is None else args.counts)
+    return options, path, args.counts is not None, Path(args.out)
 
 
 def _search_options(args: argparse.Namespace) -> dict:

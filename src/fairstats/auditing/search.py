@@ -1,9 +1,10 @@
 """``fairstats audit --search``: the subgroup search of an audit, its tables, figure and report section.
 
-Kept apart from :mod:`fairstats.audit` and :mod:`fairstats.audit_report`: :func:`search_iv` checks the
-``--search`` columns before anything is written, :func:`run_search` runs
-:func:`fairstats.subgroup_search` on the audit's people and returns a :class:`SearchSection` (the tables
-``subgroups.csv`` and ``subgroup_residuals.csv``, the figure, and the context of the report section
+Kept apart from the binary audit's tables and report: :func:`search_iv` checks the ``--search`` columns
+before anything is computed, :func:`run_search` runs :func:`fairstats.subgroup_search` on the audit's people
+and returns a :class:`SearchSection` (the tables ``subgroups.csv`` and ``subgroup_residuals.csv``, the
+search's result, whose figure :func:`draw_search_figure` draws when the audit is saved, and the context of the
+report section
 ``search.md.j2`` / ``search.html.j2``, whose data strings the templates escape like the rest of the report).
 """
 
@@ -17,12 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fairstats.search import subgroup_search
+from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
+from fairstats.search import SubgroupSearchResult, subgroup_search
 
-__all__ = ["DEFAULT_SEARCH_METRICS", "SearchSection", "run_search", "search_iv"]
+__all__ = ["DEFAULT_SEARCH_METRICS", "SearchSection", "draw_search_figure", "run_search", "search_iv"]
 
-#: Metrics searched unless ``--search-metrics`` says otherwise.
-DEFAULT_SEARCH_METRICS = ("fpr", "fnr", "ppr")
 #: Rows of the report's table and of the figure (the tables hold every subgroup).
 TOP = 10
 #: Distinct subgroups whose confusion cells get paper A's residual analysis.
@@ -31,10 +31,11 @@ TOP_RESIDUALS = 3
 
 @dataclass(frozen=True)
 class SearchSection:
-    """What the search adds to an audit folder: tables (file stem -> frame), figure names, report context."""
+    """What the search adds to an audit: tables (file stem -> frame), the search's result (its figure is
+    drawn when the audit is saved), report context and the summary's line."""
 
     tables: dict[str, pd.DataFrame]
-    figures: list[str]
+    result: SubgroupSearchResult
     context: dict
     summary: str
 
@@ -66,12 +67,13 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _figure(res, folder: Path) -> list[str]:
+def draw_search_figure(section: SearchSection, folder: Path) -> list[str]:
     """The top comparisons' rates in the subgroup and in the rest (:meth:`SubgroupSearchResult.plot`)."""
     import matplotlib.pyplot as plt
 
     from fairstats.plotting import save_figure, set_style
 
+    res = section.result
     if not (res.table["verdict"] != "undefined").any():
         return []
     set_style()
@@ -94,9 +96,8 @@ def run_search(
     alpha: float,
     n_resamples: int,
     seed: int,
-    folder: Path,
 ) -> SearchSection:
-    """Run the search on the audit's people (``y01``/``p01``: 1 = favourable) and draw its figure."""
+    """Run the search on the audit's people (``y01``/``p01``: 1 = favourable)."""
     frame = pd.DataFrame({c: data[c].astype(str).to_numpy() for c in columns})
     inner = ["__fairstats_search_y", "__fairstats_search_p"]
     frame[inner[0]], frame[inner[1]] = y01.astype(np.int64), p01.astype(np.int64)
@@ -118,7 +119,6 @@ def run_search(
     table = res.table.drop(columns=["tp", "fp", "fn", "tn"])
     residuals = res.residuals(top=TOP_RESIDUALS)
     top = res.table[res.table["verdict"] != "undefined"].head(TOP)
-    figures = _figure(res, folder)
     flagged = residuals[residuals["flag_bonferroni"] & (residuals["side"] == "subgroup")]
     n_found = int((res.table["verdict"] == "disparity").sum())
     context = {
@@ -164,7 +164,7 @@ def run_search(
     )
     return SearchSection(
         tables={"subgroups": table, "subgroup_residuals": residuals},
-        figures=figures,
+        result=res,
         context=context,
         summary=summary,
     )

@@ -1,0 +1,375 @@
+"""Checks and preparation of the audit's data: every named column present, labels, groups, the audit frame.
+
+:func:`prepare` (a two-level decision) and :func:`prepare_levels` (``decision_levels``) check the rows once
+(columns present without NaN, two or more groups per column, labels in the stated set, scores in [0, 1], a
+fold column that is not a row id) and return the audit frame: the group columns as text and the internal
+columns, whose names never clash with a user's column (``--group fold`` stays a group). Messages name the
+option, the column, the value and the row (:meth:`fairstats.auditing.inputs.Source.where`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from fairstats._validation import CheckedFrame, checked_frame
+from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning
+from fairstats.auditing.grouping import Grouping
+from fairstats.auditing.inputs import Source
+from fairstats.auditing.options import AuditOptions
+from fairstats.counts import COUNT_COLUMN, Counts
+from fairstats.reporting import one_line
+
+__all__ = ["Prepared", "LevelsPrepared", "label_text", "prepare", "prepare_levels"]
+
+
+#: An id-like grouping: at least this many groups ...
+ID_LIKE_GROUPS = 1000
+#: ... of which at least this share hold a single person is refused (each group would be one person).
+ID_LIKE_SINGLETON_SHARE = 0.5
+
+def _closest(name: str, columns: Sequence[str]) -> str | None:
+    lower = {c.lower(): c for c in columns}
+    if name.lower() in lower:
+        return lower[name.lower()]
+    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
+        close = [lower[c] for c in close]
+    return close[0] if close else None
+
+
+
+def label_text(values: pd.Series) -> np.ndarray:
+    """Labels as text, with integer-valued numbers and booleans written as integers ("1", not "1.0")."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.astype(np.int64).astype(str).to_numpy(dtype=object)
+    if pd.api.types.is_numeric_dtype(values):
+        numbers = values.to_numpy(dtype=float)
+        if np.all(np.isfinite(numbers)) and np.all(numbers == np.round(numbers)):
+            return numbers.astype(np.int64).astype(str).astype(object)
+        return values.astype(str).to_numpy(dtype=object)
+    return values.astype(str).to_numpy(dtype=object)
+
+
+def _favorable_text(text: str, found: Sequence[str]) -> str:
+    """The label of ``found`` that ``--favorable`` names: as written, else as a number ("1.0" -> "1") or a
+    boolean ("True" -> "1", the text of a boolean column); ``text`` itself when none occurs."""
+    candidates = [text]
+    if text.strip().lower() in ("true", "false"):
+        candidates.append("1" if text.strip().lower() == "true" else "0")
+    try:
+        number = float(text)
+    except ValueError:
+        pass
+    else:
+        if np.isfinite(number) and number == round(number):
+            candidates.append(str(int(number)))
+    return next((c for c in candidates if c in found), text)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The checked input of a two-level audit: the audit frame, its labels and groupings."""
+
+    # the audit frame: the group columns (text) and the internal columns of `cols`; for counted input
+    # (--counts, parquet counted by DuckDB) its distinct rows with their number of people
+    data: pd.DataFrame | Counts
+    labels: tuple[str, str]  # (favourable, other) as text
+    binary01: bool  # the labels are 0/1: the confusion cells are TP, FN, FP, TN with 1 = positive
+    groupings: tuple[Grouping, ...]
+    # the same frame checked once (every column present, no NaN): what the library functions get
+    checked: CheckedFrame | Counts
+    cols: dict[str, str]  # role (y_true, y_pred, y01, p01, score, fold) -> internal column, never a group's
+
+    @property
+    def n(self) -> int:
+        """Number of people."""
+        return self.data.n if isinstance(self.data, Counts) else len(self.data)
+
+
+def _internal_names(groups: Sequence[str]) -> dict[str, str]:
+    """Names of the internal columns that differ from every group column (``--group fold`` stays a group)."""
+    taken = set(groups)
+    names = {}
+    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold"):
+        name = f"__fairstats_{role}"
+        while name in taken:
+            name = "_" + name
+        taken.add(name)
+        names[role] = name
+    return names
+
+
+def _whitespace_variants(data: pd.DataFrame, column: str) -> str | None:
+    """The groups of ``column`` that differ only in surrounding white space, with their counts."""
+    counts = data[column].astype(str).value_counts(sort=False)
+    stripped = pd.Series(counts.index.str.strip(), index=counts.index)
+    clashes = [
+        sorted(names) for _, names in stripped.groupby(stripped, sort=True).groups.items() if len(names) > 1
+    ]
+    if not clashes:
+        return None
+    pieces = "; ".join(", ".join(f"{n!r} ({int(counts[n]):,})" for n in names) for names in clashes)
+    return (
+        f"--group {column!r}: values that differ only in surrounding white space are audited as separate "
+        f"groups: {pieces}"
+    )
+
+
+def _folds_iv(folds: pd.Series, option_column: str) -> None:
+    sizes = folds.astype(str).value_counts()
+    if len(sizes) < 2:
+        raise AuditError(f"--fold: column {option_column!r} has a single fold; the fold-based tests need two")
+    if int(sizes.max()) == 1:
+        raise AuditError(
+            f"--fold: column {option_column!r} has one row per fold ({len(sizes):,} folds for {len(folds):,} "
+            "rows): it looks like a row id, not a cross-validation fold; name the fold column or leave out "
+            "--fold"
+        )
+
+
+def _id_like_iv(data: pd.DataFrame, weight: np.ndarray | None, column: str) -> None:
+    """Refuse a group column whose groups are mostly single people (an identifier, not an attribute)."""
+    sizes = (
+        data[column].value_counts()
+        if weight is None
+        else pd.Series(weight).groupby(data[column].to_numpy()).sum()
+    )
+    singles = int((sizes == 1).sum())
+    if len(sizes) >= ID_LIKE_GROUPS and singles >= ID_LIKE_SINGLETON_SHARE * len(sizes):
+        raise AuditError(
+            f"--group: column {column!r} looks like an identifier, not a group: {len(sizes):,} groups, "
+            f"{singles:,} of them a single person; audit a coarser attribute (or bin this one)"
+        )
+
+
+def _columns_iv(
+    data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None
+) -> pd.DataFrame:
+    """A copy of ``data`` with text column names, every named column present without NaN and each group
+    column holding at least two groups (white-space variants warned, identifier-like columns refused)."""
+    columns = [str(c) for c in data.columns]
+    data = data.copy()
+    data.columns = columns
+    if weight is not None:
+        data.attrs["fairstats_counted"] = True  # rows are distinct combinations (messages say so)
+    roles = [("--group", g) for g in options.groups] + [
+        ("--y-true", options.y_true),
+        ("--y-pred", options.y_pred),
+    ]
+    roles += [(o, c) for o, c in (("--y-score", options.y_score), ("--fold", options.fold)) if c is not None]
+    for option, column in roles:
+        if column not in columns:
+            hint = _closest(column, columns)
+            suggestion = f"; did you mean {hint!r}?" if hint else f"; columns are {columns[:12]!r}"
+            raise AuditError(
+                f"{option}: column {column!r} not found in {source.name}{suggestion}"
+            )
+    for option, column in roles:
+        missing = data[column].isna().to_numpy()
+        if missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            raise AuditError(
+                f"{option}: column {column!r} has {int(missing.sum())} missing value(s) (NaN), first on "
+                f"{_where(data, first, source)}"
+            )
+    for column in options.groups:
+        values = pd.unique(data[column])
+        if len(values) < 2:
+            raise AuditError(
+                f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
+                "an audit compares at least two groups"
+            )
+        variants = _whitespace_variants(data, column)
+        if variants:
+            warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
+        _id_like_iv(data, weight, column)
+    return data
+
+
+def prepare(
+    data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
+) -> Prepared:
+    """The checked audit frame of a two-level decision (labels: the favourable one and the other)."""
+    cols = _internal_names(options.groups)
+    data = _columns_iv(data, options, source, weight)
+
+    # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
+    text_true, text_pred = label_text(data[options.y_true]), label_text(data[options.y_pred])
+    found = sorted(set(text_true) | set(text_pred))
+    if options.favorable is None:
+        for option, column, text in (
+            ("--y-true", options.y_true, text_true),
+            ("--y-pred", options.y_pred, text_pred),
+        ):
+            bad = ~np.isin(text, ["0", "1"])
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise AuditError(
+                    f"{option}: column {column!r} has label {text[first]!r} "
+                    f"(on {_where(data, first, source)}) "
+                    "outside the stated set {0, 1}; name the favourable label with --favorable"
+                )
+        favorable = "1"
+        if "1" not in found:
+            raise AuditError(
+                f"the favourable label 1 (the default) never occurs in --y-true {options.y_true!r} or "
+                f"--y-pred {options.y_pred!r}; name the favourable label with --favorable"
+            )
+    else:
+        favorable = _favorable_text(options.favorable, found)
+        if favorable not in found:
+            raise AuditError(
+                f"--favorable {options.favorable!r} never occurs in --y-true {options.y_true!r} or --y-pred "
+                f"{options.y_pred!r} (labels found: {found[:6]!r})"
+            )
+        if len(found) > 2:
+            for option, column, text in (
+                ("--y-true", options.y_true, text_true),
+                ("--y-pred", options.y_pred, text_pred),
+            ):
+                allowed = [favorable, next(v for v in found if v != favorable)]
+                bad = ~np.isin(text, allowed)
+                if bad.any():
+                    first = int(np.flatnonzero(bad)[0])
+                    raise AuditError(
+                        f"{option}: column {column!r} has label {text[first]!r} (on "
+                        f"{_where(data, first, source)}) outside the stated set {allowed!r}: "
+                        "the audit needs "
+                        f"two labels, the favourable {favorable!r} and one other; found {found[:6]!r}"
+                    )
+    others = [v for v in found if v != favorable]
+    other = (
+        others[0]
+        if others
+        else ("0" if favorable == "1" else "1" if favorable == "0" else f"not {favorable}")
+    )
+    binary01 = set(found) <= {"0", "1"}
+
+    frame = pd.DataFrame(index=data.index)
+    for column in options.groups:
+        frame[column] = data[column].to_numpy()
+    if binary01:
+        frame[cols["y_true"]] = text_true.astype(np.int64)
+        frame[cols["y_pred"]] = text_pred.astype(np.int64)
+    else:
+        frame[cols["y_true"]] = text_true
+        frame[cols["y_pred"]] = text_pred
+    frame[cols["y01"]] = (text_true == favorable).astype(np.int64)
+    frame[cols["p01"]] = (text_pred == favorable).astype(np.int64)
+    if options.y_score is not None:
+        score = data[options.y_score]
+        if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+            raise AuditError(f"--y-score: column {options.y_score!r} must be numeric, got {score.dtype}")
+        values = score.to_numpy(dtype=float)
+        bad = (values < 0) | (values > 1) | ~np.isfinite(values)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise AuditError(
+                f"--y-score: column {options.y_score!r} must hold scores in [0, 1], "
+                f"found {float(values[first]):g} on "
+                f"{_where(data, first, source)}"
+            )
+        frame[cols["score"]] = values
+    if options.fold is not None:
+        folds = data[options.fold]
+        _folds_iv(folds, options.fold)
+        frame[cols["fold"]] = folds.to_numpy()
+    groupings = options.groupings
+    if weight is None:
+        return Prepared(
+            data=frame,
+            labels=(favorable, other),
+            binary01=binary01,
+            groupings=groupings,
+            checked=checked_frame(frame, list(frame.columns)),
+            cols=cols,
+        )
+    # counted input: the audit frame's distinct rows, with their people (a Counts is checked by construction)
+    counts = Counts._aggregate(
+        frame.assign(**{COUNT_COLUMN: weight}), list(frame.columns), source=source.name
+    )
+    return Prepared(
+        data=counts, labels=(favorable, other), binary01=binary01, groupings=groupings, checked=counts,
+        cols=cols,
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# the analysis
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LevelsPrepared:
+    """The checked input of a multi-level audit (as :class:`Prepared` for a two-level decision)."""
+
+    data: pd.DataFrame | Counts
+    checked: CheckedFrame | Counts
+    cols: dict[str, str]
+    groupings: tuple[Grouping, ...]
+    labels: tuple[str, str]  # shown in the binary report's outcome line; unused with levels
+    decision_levels: tuple[str, ...]
+    outcome_levels: tuple[str, ...]
+
+    @property
+    def n(self) -> int:
+        return self.data.n if isinstance(self.data, Counts) else len(self.data)
+
+
+def _declared_iv(data, text: np.ndarray, levels: tuple[str, ...], option: str, column: str, source) -> None:
+    bad = ~np.isin(text, list(levels))
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise AuditError(
+            f"{option}: column {column!r} has the value {text[first]!r} (on {_where(data, first, source)}) "
+            f"that is not among {'--decision-levels' if option == '--y-pred' else '--outcome-levels'} "
+            f"{list(levels)!r}"
+        )
+
+
+def prepare_levels(
+    data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
+) -> LevelsPrepared:
+    """The checked audit frame of a multi-level decision (issue 17 A)."""
+    cols = _internal_names(options.groups)
+    data = _columns_iv(data, options, source, weight)
+    text_pred, text_true = label_text(data[options.y_pred]), label_text(data[options.y_true])
+    _declared_iv(data, text_pred, options.decision_levels, "--y-pred", options.y_pred, source)
+    if options.outcome_levels is None:
+        outcome_levels = tuple(sorted(set(text_true)))
+        if len(outcome_levels) < 2:
+            raise AuditError(
+                f"--y-true: column {options.y_true!r} of {source.name} has a single value "
+                f"{outcome_levels[0]!r}; the audit needs at least two outcome levels"
+            )
+    else:
+        outcome_levels = options.outcome_levels
+        _declared_iv(data, text_true, outcome_levels, "--y-true", options.y_true, source)
+    frame = pd.DataFrame(index=data.index)
+    for column in options.groups:
+        frame[column] = data[column].to_numpy()
+    frame[cols["y_true"]] = text_true
+    frame[cols["y_pred"]] = text_pred
+    groupings = options.groupings
+    shown = (", ".join(options.decision_levels), ", ".join(outcome_levels))
+    common = {"cols": cols, "groupings": groupings, "labels": shown,
+              "decision_levels": tuple(options.decision_levels), "outcome_levels": tuple(outcome_levels)}
+    if weight is None:
+        return LevelsPrepared(data=frame, checked=checked_frame(frame, list(frame.columns)), **common)
+    counts = Counts._aggregate(
+        frame.assign(**{COUNT_COLUMN: weight}), list(frame.columns), source=source.name
+    )
+    return LevelsPrepared(data=counts, checked=counts, **common)
+
+
+
+
+def _where(data: pd.DataFrame, position: int, source: Source) -> str:
+    return source.where(position, counted=bool(data.attrs.get("fairstats_counted")))

@@ -1,0 +1,416 @@
+"""The audit as an object in memory: :func:`audit` runs it on a data frame, :class:`Audit` holds the answer.
+
+``fairstats.audit(data, group=..., y_true=..., y_pred=...)`` checks the data once, computes every table
+(:mod:`fairstats.auditing.tables`, :mod:`fairstats.auditing.levels`, :mod:`fairstats.auditing.search`) and
+returns an :class:`Audit`: ``.tests`` and ``.equal_confusion`` (the frames ``fairstats audit`` writes as
+``tests.csv`` and ``equal_confusion.csv``), the other tables, the notes, :meth:`Audit.summary` (the
+plain-language text), an HTML view for notebooks, and :meth:`Audit.save`, which writes the output folder all
+or nothing (:mod:`fairstats.auditing.folder`: only files an audit wrote are ever replaced).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairstats.auditing.errors import AuditError, GroupWhitespaceWarning
+from fairstats.auditing.folder import (
+    OutFolderError,
+    check_out_folder,
+    discard,
+    new_work_folder,
+    swap_into_place,
+)
+from fairstats.auditing.grouping import Grouping
+from fairstats.auditing.inputs import Source
+from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.search import SearchSection
+from fairstats.auditing.tables import Tables, user_warnings
+from fairstats.counts import Counts, as_rows
+from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V
+from fairstats.reporting import atomic_write_text, one_line
+
+__all__ = ["Audit", "Started", "audit", "run", "spreadsheet_safe", "start", "write_folder"]
+
+
+@dataclass(frozen=True)
+class Audit:
+    """An audit's checked inputs and results (what :func:`fairstats.audit` returns).
+
+    Attributes
+    ----------
+    options : AuditOptions
+        The checked options.
+    source : Source
+        The input as the messages and the report name it.
+    n : int
+        Number of people.
+    labels : tuple of str
+        ``(favourable, other)`` label as text (multi-level: the decision and outcome levels, joined).
+    groupings : tuple of Grouping
+        Each grouping audited, with its groups' labels.
+    equal_confusion, residuals, tests : pandas.DataFrame
+        The tables of ``equal_confusion.csv``, ``residuals.csv`` and ``tests.csv`` (``tests`` is empty, with
+        its columns, for a multi-level decision).
+    level_tests, ordinal_tests : pandas.DataFrame or None
+        Multi-level decisions: ``level_tests.csv`` and ``ordinal_tests.csv``.
+    search : SearchSection or None
+        The subgroup search (``search=...``): ``search.tables`` (``subgroups``, ``subgroup_residuals``).
+    notes : tuple of str
+        Notes on the input and the tests, as the report lists them.
+    warnings : tuple of str
+        Warnings about the input (:class:`GroupWhitespaceWarning`), printed by the CLI.
+    """
+
+    options: AuditOptions
+    source: Source
+    n: int
+    labels: tuple[str, str]
+    groupings: tuple[Grouping, ...]
+    equal_confusion: pd.DataFrame
+    residuals: pd.DataFrame
+    tests: pd.DataFrame
+    results: dict  # grouping name -> EqualConfusionResult
+    references: dict[str, str]
+    sizes: dict[str, dict[str, int]]
+    level_tests: pd.DataFrame | None
+    ordinal_tests: pd.DataFrame | None
+    level_context: dict | None  # the report's multi-level section (plain values)
+    search: SearchSection | None
+    warnings: tuple[str, ...]
+    _notes_before: tuple[str, ...]  # notes that arose before the figures were drawn
+    _notes_after: tuple[str, ...]  # and after (the subgroup search's warnings)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*self._notes_before, *self._notes_after)))
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table the output folder holds, by file stem, in the order they are written."""
+        if self.level_tests is not None:
+            out = {"equal_confusion": self.equal_confusion, "residuals": self.residuals,
+                   "level_tests": self.level_tests}  # fmt: skip
+            if self.ordinal_tests is not None:
+                out["ordinal_tests"] = self.ordinal_tests
+            return out
+        out = {"equal_confusion": self.equal_confusion, "residuals": self.residuals, "tests": self.tests}
+        if self.search is not None:
+            out.update(self.search.tables)
+        return out
+
+    def summary(self, out: Path | str | None = None, *, notes: Sequence[str] | None = None) -> str:
+        """The plain-language summary (what ``fairstats audit`` prints); with ``out``, the line naming the
+        report saved there."""
+        from fairstats.auditing.levels import level_summary
+        from fairstats.auditing.report import summary_lines
+
+        notes = self.notes if notes is None else tuple(notes)
+        lines = summary_lines(self, notes)
+        if self.level_context is not None:
+            lines = level_summary(lines, self, self.options, self.level_context, self.ordinal_tests)
+        if out is not None:
+            lines.append(f"  report: {Path(out) / 'report.html'}")
+        text = "\n".join(lines)
+        if self.search is not None:
+            text += "\n" + self.search.summary
+        return text
+
+    @property
+    def decision_levels(self) -> tuple[str, ...] | None:
+        return self.options.decision_levels
+
+    def _repr_html_(self) -> str:
+        from markupsafe import escape
+
+        parts = [f"<pre>{escape(self.summary())}</pre>"]
+        for name, frame in self.tables.items():
+            parts.append(f"<h4>{escape(name)}</h4>" + frame.to_html(index=False, max_rows=20, escape=True))
+        return "\n".join(parts)
+
+    def __repr__(self) -> str:
+        return f"<fairstats Audit of {self.n:,} people: {', '.join(g.name for g in self.groupings)}>"
+
+    def save(self, out: Path | str) -> str:
+        """Write the output folder ``out``: tables (CSV and Markdown), figures, ``report.md``/``.html``.
+
+        Everything is built in a work folder beside ``out``, which changes only when every step succeeded,
+        and only if it is new, empty, or an earlier audit's folder holding nothing but the files that audit
+        wrote (:func:`fairstats.auditing.folder.check_out_folder`). Returns the summary naming the report.
+
+        Raises
+        ------
+        AuditError
+            An ``out`` the audit may not replace; nothing is written.
+        """
+        out = Path(out)
+        inputs = (self.source.path,) if self.source.path is not None else ()
+        notes = write_folder(out, inputs, self.write_into)
+        return self.summary(out, notes=notes)
+
+    def write_into(self, folder: Path) -> tuple[str, ...]:
+        """Write the audit's files into the work folder ``folder``; return the notes the report lists (with
+        the warnings drawing the figures raised)."""
+        from fairstats.auditing.figures import draw_figures
+        from fairstats.auditing.report import write_report
+        from fairstats.auditing.search import draw_search_figure
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            figures = draw_figures(self, self.tests, folder, self.labels)
+            if self.search is not None:
+                figures = [*figures, *draw_search_figure(self.search, folder)]
+        notes = tuple(dict.fromkeys((*self._notes_before, *user_warnings(caught), *self._notes_after)))
+        write_tables(folder, list(self.tables.items()))
+        write_report(folder, self, notes, figures)
+        return notes
+
+
+def write_folder(out: Path, inputs: tuple[Path, ...], write, *, target: Path | None = None):
+    """Run ``write(work_folder)`` and put the work folder at ``out`` only if it succeeded (all or nothing);
+    ``target``: ``out`` already checked (:func:`check_out_folder`). Returns what ``write`` returned."""
+    if target is None:
+        target = checked_out(out, inputs)
+    tmp = new_work_folder(target)
+    try:
+        value = write(tmp)
+        swap_into_place(tmp, target)
+    except OutFolderError as err:
+        discard(tmp)
+        raise AuditError(str(err)) from None
+    except BaseException:
+        discard(tmp)
+        raise
+    return value
+
+
+def checked_out(out: Path, inputs: tuple[Path, ...]) -> Path:
+    """The folder the audit may write at ``out`` (:func:`check_out_folder`), or :class:`AuditError`."""
+    try:
+        return check_out_folder(out, inputs=inputs)
+    except OutFolderError as err:
+        raise AuditError(str(err)) from None
+
+
+def write_tables(folder: Path, tables: list[tuple[str, pd.DataFrame]]) -> None:
+    """Each ``(name, frame)`` as ``name.csv`` (cells that a spreadsheet would read as a formula quoted,
+    :func:`spreadsheet_safe`) and ``name.md`` (data strings escaped) in ``folder``."""
+    from fairstats.auditing.report import markdown_table
+
+    for name, frame in tables:
+        atomic_write_text(
+            folder / f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False, lineterminator="\n")
+        )
+        atomic_write_text(folder / f"{name}.md", markdown_table(frame, digits=4))
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with text cells that a spreadsheet would run as a formula prefixed by ``'``.
+
+    A text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and not a plain number
+    (``-1``, ``+0.5``), gets a leading apostrophe (OWASP, "CSV Injection"): spreadsheets then show it as text.
+    Numbers and other text are unchanged. The CSV files are the only outputs changed this way; the Markdown
+    tables and the report show the value as written (as code).
+    """
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+            continue
+
+        def safe(v: object) -> object:
+            if isinstance(v, str) and v.startswith(_FORMULA_START) and not _NUMBER.match(v):
+                return "'" + v
+            return v
+
+        out[column] = values.map(safe).astype(object)
+    return out
+
+
+@dataclass(frozen=True)
+class Started:
+    """An audit whose input is checked and prepared (nothing computed yet): :meth:`finish` computes it."""
+
+    prep: object  # Prepared or LevelsPrepared
+    warned: tuple[str, ...]
+    data: pd.DataFrame
+    weight: np.ndarray | None
+    options: AuditOptions
+    source: Source
+
+    def finish(self) -> Audit:
+        """Compute the tables (and the subgroup search) of the prepared input."""
+        from fairstats.auditing.prepare import label_text
+
+        prep, options, data, weight = self.prep, self.options, self.data, self.weight
+        if options.decision_levels is not None:
+            from fairstats.auditing.levels import level_context, levels_tables
+
+            tables: Tables = levels_tables(prep, options)
+            context = level_context(options, prep, tables.level_tests, tables.ordinal_tests)
+        else:
+            from fairstats.auditing.tables import binary_tables
+
+            tables = binary_tables(prep, options)
+            context = None
+        search = None
+        after: tuple[str, ...] = ()
+        if options.search:  # subgroup search (fairstats.auditing.search)
+            from fairstats.auditing.search import run_search
+
+            fav = prep.labels[0]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                search = run_search(
+                    data, weight, columns=options.search,
+                    y01=label_text(data[options.y_true]) == fav,
+                    p01=label_text(data[options.y_pred]) == fav,
+                    depth=options.search_depth, min_size=options.min_size, metrics=options.search_metrics,
+                    alpha=options.alpha, n_resamples=options.n_resamples, seed=options.seed,
+                )  # fmt: skip
+            after = tuple(user_warnings(caught))
+        return Audit(
+            options=options,
+            source=self.source,
+            n=prep.n,
+            labels=prep.labels,
+            groupings=tables.groupings,
+            equal_confusion=tables.equal_confusion,
+            residuals=tables.residuals,
+            tests=tables.tests,
+            results=tables.results,
+            references=tables.references,
+            sizes=tables.sizes,
+            level_tests=tables.level_tests,
+            ordinal_tests=tables.ordinal_tests,
+            level_context=context,
+            search=search,
+            warnings=self.warned,
+            _notes_before=(*self.warned, *tables.notes, *tables.warned),
+            _notes_after=after,
+        )
+
+
+def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Started:
+    """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``."""
+    from fairstats.auditing.prepare import prepare, prepare_levels
+
+    levels = options.decision_levels is not None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prep = (prepare_levels if levels else prepare)(data, options, source, weight)
+    # the group-whitespace warnings are kept as notes (and printed by the CLI); the checks warn nothing else
+    warned = tuple(one_line(w.message) for w in caught if issubclass(w.category, GroupWhitespaceWarning))
+    if options.search:  # subgroup search: check its columns before anything is computed
+        from fairstats.auditing.search import search_iv
+
+        roles = {options.y_true: "--y-true", options.y_pred: "--y-pred"}
+        search_iv(data, options.search, roles, source.name)
+    return Started(prep, warned, data, weight, options, source)
+
+
+def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Audit:
+    """The audit of checked ``options`` on rows ``data`` (``weight``: people per row, None: one each)."""
+    return start(data, weight, options, source).finish()
+
+
+def audit(
+    data: object,
+    *,
+    group: str | Sequence[str],
+    y_true: str,
+    y_pred: str,
+    y_score: str | None = None,
+    fold: str | None = None,
+    favorable: object = None,
+    alpha: float = 0.05,
+    margin: float = DEFAULT_MARGIN,
+    margin_ratio: float | None = None,
+    margin_v: float = DEFAULT_MARGIN_V,
+    n_resamples: int = 9999,
+    seed: int = 20240607,
+    decision_levels: Sequence[str] | None = None,
+    outcome_levels: Sequence[str] | None = None,
+    ordered: bool = True,
+    search: Sequence[str] = (),
+    search_depth: int = 2,
+    min_size: int = 30,
+    search_metrics: Sequence[str] | None = None,
+) -> Audit:
+    """Audit predictions for group disparities, in memory: what ``fairstats audit`` computes, as an object.
+
+    Parameters
+    ----------
+    data : data frame or Counts
+        One row per person (pandas; polars, pyarrow, DuckDB or Spark frames are counted in their engine), or
+        a :class:`fairstats.Counts`. ``y_score`` and ``fold`` need a pandas frame (each person's row).
+    group : str or list of str, keyword-only
+        Sensitive attribute column(s); with several, their intersection is audited too.
+    y_true, y_pred : str, keyword-only
+        Columns of the true outcome and the prediction (two labels; with ``decision_levels``, its levels).
+    y_score : str, optional, keyword-only
+        Column of a score in [0, 1]: calibration and balance tests.
+    fold : str, optional, keyword-only
+        Column of the cross-validation test fold: the corrected resampled t instead of the bootstrap.
+    favorable : optional, keyword-only
+        The favourable label (default 1, with 0/1 labels).
+    alpha, margin, margin_ratio, margin_v, n_resamples, seed : keyword-only
+        As the command line's options (``n_resamples`` from 99 to 1,000,000).
+    decision_levels, outcome_levels, ordered : keyword-only
+        A decision with more than two levels (``--decision-levels``).
+    search, search_depth, min_size, search_metrics : keyword-only
+        The subgroup search (``--search``).
+
+    Returns
+    -------
+    Audit
+        ``.tests``, ``.equal_confusion``, ``.residuals`` ..., ``.summary()``, ``.save(folder)``.
+
+    Raises
+    ------
+    AuditError
+        Bad input (one line naming the option, column and value).
+
+    Examples
+    --------
+    >>> result = fairstats.audit(frame, group=["sex", "race"], y_true="y", y_pred="p")  # doctest: +SKIP
+    >>> result.tests[["grouping", "group", "metric", "estimate", "verdict"]]  # doctest: +SKIP
+    >>> result.save("audit/")  # doctest: +SKIP
+    """
+    from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
+
+    options = AuditOptions(
+        groups=(group,) if isinstance(group, str) else tuple(group),
+        y_true=y_true, y_pred=y_pred, y_score=y_score, fold=fold, favorable=favorable, alpha=alpha,
+        n_resamples=n_resamples, seed=seed, margin=margin, margin_ratio=margin_ratio, margin_v=margin_v,
+        decision_levels=None if decision_levels is None else tuple(decision_levels),
+        outcome_levels=None if outcome_levels is None else tuple(outcome_levels), ordered=ordered,
+        search=(search,) if isinstance(search, str) else tuple(search or ()), search_depth=search_depth,
+        min_size=min_size, search_metrics=tuple(search_metrics or DEFAULT_SEARCH_METRICS),
+    )  # fmt: skip
+    per_person = options.y_score is not None or options.fold is not None
+    if per_person and not isinstance(data, pd.DataFrame):
+        raise AuditError(
+            "`data`: y_score and fold need one row per person (a pandas DataFrame); got "
+            f"{type(data).__name__}"
+        )
+    keys = [*options.groups, *options.search, options.y_true, options.y_pred]
+    try:
+        rows, weight = as_rows(data, keys, where="`data`")
+    except (TypeError, ValueError) as err:
+        raise AuditError(one_line(err)) from None
+    if isinstance(data, Counts) or weight is not None:
+        rows = rows.copy()
+    if len(rows) == 0:
+        raise AuditError("`data` has no rows")
+    return run(rows, weight, options, Source(name="the data", kind="frame"))
