@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import as_list
+from fairstats._validation import CheckedFrame, as_list
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
 
@@ -72,6 +72,8 @@ def score_counts_iv(
     """
     if isinstance(data, ScoreCounts):  # counted and checked by an outer call (fairstats.score_tests)
         return data
+    if isinstance(data, CheckedFrame):  # a pandas frame checked by an outer call (the audit)
+        data = data.frame
     columns = as_list(group, name="group")
     for name, value in (("y_true", y_true), ("y_score", y_score)):
         if not isinstance(value, str):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import signal
 import sys
 from collections.abc import Sequence
@@ -71,6 +72,17 @@ _seed = _argument(opt.check_seed)
 _depth = _argument(opt.check_depth)
 _min_size = _argument(opt.check_min_size)
 _search_metric = _argument(opt.check_search_metric)
+
+
+def _positive_float(text: str) -> float:
+    """A positive finite number (the regression margin, in the unit of the outcome)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive finite number")
+    return value
 
 
 _AUDIT_DESCRIPTION = """\
@@ -187,6 +199,21 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default: {DEFAULT_MARGIN:g}, AIF360's 'fair' range of its difference metrics)",
     )
     audit.add_argument(
+        "--task",
+        choices=("decisions", "regression"),
+        default="decisions",
+        help="what --y-pred holds: decisions (two labels, or levels with --decision-levels; the default) or "
+        "a continuous prediction (regression: per-group mean residual, MAE, RMSE; regression_tests.csv)",
+    )
+    audit.add_argument(
+        "--regression-margin",
+        type=_positive_float,
+        default=None,
+        metavar="M",
+        help="with --task regression: equivalence margin of every error metric's difference, in the unit of "
+        "--y-true (default: none, no equivalence tests)",
+    )
+    audit.add_argument(
         "--margin-ratio",
         type=_level,
         default=None,
@@ -287,8 +314,13 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        options, path, counts, out = _options_iv(args)
-        summary, warned = _run(options, path, counts, out)
+        if args.task == "regression":  # issue 26: a continuous prediction
+            from fairstats.auditing.regression import run_regression
+
+            summary, warned = run_regression(args)
+        else:
+            options, path, counts, out = _options_iv(args)
+            summary, warned = _run(options, path, counts, out)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130

@@ -193,6 +193,18 @@ def _columns_iv(
     return data
 
 
+def _numeric_hint(values: pd.Series, option: str) -> str:
+    """For numbers with more than two values (a continuous prediction or a graded decision), the options that
+    audit them; never guessed from the data (issue 26)."""
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    if not numeric:
+        return ""
+    if pd.unique(values).size <= 2:
+        return ""
+    return ("; numbers with more than two values: for a continuous prediction use --task regression, for "
+            "graded decisions --decision-levels L1,L2,...")
+
+
 def prepare(
     data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
 ) -> Prepared:
@@ -215,6 +227,7 @@ def prepare(
                     f"{option}: column {column!r} has label {text[first]!r} "
                     f"(on {_where(data, first, source)}) "
                     "outside the stated set {0, 1}; name the favourable label with --favorable"
+                    + _numeric_hint(data[column], option)
                 )
         favorable = "1"
         if "1" not in found:

@@ -86,6 +86,7 @@ class Audit:
     warnings: tuple[str, ...]
     _notes_before: tuple[str, ...]  # notes that arose before the figures were drawn
     _notes_after: tuple[str, ...]  # and after (the subgroup search's warnings)
+    score_tests: pd.DataFrame | None = None  # --y-score with a binary outcome (issue 26): score_tests.csv
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -101,6 +102,8 @@ class Audit:
                 out["ordinal_tests"] = self.ordinal_tests
             return out
         out = {"equal_confusion": self.equal_confusion, "residuals": self.residuals, "tests": self.tests}
+        if self.score_tests is not None:
+            out["score_tests"] = self.score_tests
         if self.search is not None:
             out.update(self.search.tables)
         return out
@@ -265,6 +268,11 @@ class Started:
             context = None
         search = None
         after: tuple[str, ...] = ()
+        scores, score_notes = None, ()
+        if options.y_score is not None and options.decision_levels is None:  # issue 26
+            from fairstats.auditing.scores import score_table
+
+            scores, score_notes = score_table(prep, options)
         if options.search:  # subgroup search (fairstats.auditing.search)
             from fairstats.auditing.search import run_search
 
@@ -296,8 +304,9 @@ class Started:
             level_context=context,
             search=search,
             warnings=self.warned,
-            _notes_before=(*self.warned, *tables.notes, *tables.warned),
+            _notes_before=(*self.warned, *tables.notes, *tables.warned, *score_notes),
             _notes_after=after,
+            score_tests=scores,
         )
 
 
