@@ -371,6 +371,8 @@ def _label(value: object) -> str:
 def _fold_metrics(predictions: pd.DataFrame, favorable: int) -> pd.DataFrame:
     long = group_metrics(
         predictions.assign(model=predictions["model"].astype(str), race=predictions["race"].astype(str)),
+        y_true="y_true",
+        y_pred="y_pred",
         y_score="y_score",
         group="race",
         fold="fold",

@@ -344,6 +344,7 @@ def published_vs_reproduced_a(
             group=list(spec["group"]),
             y_true=y_true,
             y_pred=y_pred,
+            alpha=0.01,  # paper A rejects at p < 0.01 (the library's default is 0.05)
             posthoc_alpha=posthoc_alpha,
             posthoc_strict_alpha=posthoc_strict_alpha,
             permutation="never",

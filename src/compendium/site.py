@@ -117,6 +117,27 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "Westfall-Young adjusted, in about alpha of them.",
     ),
     (
+        r"null_ever_alarm",
+        "Monitoring: share of simulated streams with no disparity that have alarmed by each batch, for the "
+        "anytime-valid monitor and for a z test run after every batch; the dashed line is alpha.",
+    ),
+    (
+        r"planted_decisions",
+        "Monitoring: decisions until the monitor alarms on a planted difference in selection rate (share of "
+        "streams), against the size of a fixed-sample test planned for 80 % and 95 % power.",
+    ),
+    (
+        r"compas_replay",
+        "Monitoring: COMPAS decisions replayed by screening date; each group's rate difference to the "
+        "reference with its running 95% confidence sequence, per rate.",
+    ),
+    (
+        r"impact_ratios",
+        "Impact ratios (LL144, the four-fifths rule): each category's rate of low-risk ratings divided by "
+        "the most selected category's, with its score interval at the family level (Bonferroni); the dashed "
+        "line is four fifths (0.8).",
+    ),
+    (
         r"forest_disparities",
         "Beyond the papers: each group disparity (White - Black on NIJ, Caucasian - African-American on "
         "COMPAS) with a 95% bootstrap confidence interval (BCa, people resampled within their group), per "
@@ -125,11 +146,16 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
 )
 
 _STAGE_TITLES: tuple[tuple[str, str], ...] = (
+    (r"monitoring",
+     "Beyond the papers \u2014 watching a deployed system: anytime-valid monitoring, simulated and COMPAS"),
     (r"compas/subgroup_search",
      "Beyond the papers \u2014 which subgroup? COMPAS searched, p-values adjusted for the whole search"),
     (r"compas/violent_three_level",
      "Beyond the papers \u2014 COMPAS's three-level decision (Low / Medium / High): equal confusion test on "
      "the decision \u00d7 outcome cells, per-level shares and the ordinal test"),
+    (r"compas/impact_ratios",
+     "Beyond the papers \u2014 impact ratios in the regulators' terms: NYC Local Law 144's layout and the "
+     "four-fifths rule with its statistics, COMPAS low-risk ratings as selections"),
     (r"compas/(?P<name>\w+)", "Paper A \u2014 equal confusion fairness on COMPAS, filter preset '{name}'"),
     (r"nij/authors",
      "Paper B \u2014 the authors' committed per-fold results through the paper's formulas and correct tests"),

@@ -2,7 +2,8 @@
 
 Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
 McNemar mid-p, fairness through awareness, bootstrap intervals, multiplicity control, equivalence tests with
-the minimum detectable disparity and three-way verdicts, and the audit of predictions,
+the minimum detectable disparity and three-way verdicts, impact ratios under the four-fifths rule and NYC
+Local Law 144, and the audit of predictions,
 in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditing`) or as the
 ``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
 (``src/compendium``) uses this API and is not part of the library.
@@ -20,9 +21,11 @@ from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # no
 from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
+from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY, ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
+from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate, rate_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
@@ -98,6 +101,7 @@ __all__ = [
     "DEFAULT_POWER",
     "DisparityBootstrapResult",
     "EmptyBinWarning",
+    "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
     "equal_confusion_test_parquet",
     "equal_confusion_test_table",
@@ -105,12 +109,18 @@ __all__ = [
     "EquivalenceResult",
     "EquivalenceUndefinedWarning",
     "fairness_through_awareness",
+    "FairnessMonitor",
     "fold_disparity",
     "fold_equivalence",
     "fold_ttest",
     "FoldDisparityResult",
     "FoldTTestResult",
+    "FOUR_FIFTHS",
+    "FOUR_FIFTHS_VERDICTS",
     "group_metrics",
+    "impact_ratios",
+    "ImpactRatiosResult",
+    "ImpactRatioUndefinedWarning",
     "level_rate_tests",
     "LevelRatesResult",
     "linear_by_linear_test",
@@ -126,6 +136,10 @@ __all__ = [
     "mde_z",
     "METRIC_DEFINITIONS",
     "METRICS",
+    "MONITOR_METRICS",
+    "MONITOR_STATES",
+    "MonitorStatus",
+    "MonitorUpdate",
     "nearest_other_group",
     "Neighbours",
     "ordinal_shift_tests",
@@ -134,6 +148,8 @@ __all__ = [
     "outcome_tests",
     "OutcomeTestsResult",
     "paired_table",
+    "rate_confidence_sequence",
+    "rate_difference_e_value",
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",
     "recalibration_tests",
@@ -161,6 +177,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "UndefinedResampleWarning",
     "UndefinedTestWarning",
+    "UNKNOWN_CATEGORY",
     "verdict_table",
     "VERDICTS",
     "welch_equivalence",

@@ -6,7 +6,8 @@ Our reading of the paper (II-J, II-K)
   their ``Y Dataframe with Probabilities - Fold 0.csv`` the mean score is higher for y = 1 than for y = 0).
   They are cut into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``, the last one closed.
 * Counted outcome: the text counts "positive outcomes (no recidivism)", i.e. y = ``favorable`` = 0, while
-  its formula writes P(y = 1 | S = s). ``favorable`` selects the outcome counted (default 0, the text).
+  its formula writes P(y = 1 | S = s). ``favorable`` selects the outcome counted (default 1, the library's
+  convention everywhere; the paper's text is ``favorable=0``, which its reproduction passes).
 * Calibration (Eq. 1–2), per bin i: α = protected people, θ = protected with the counted outcome,
   β = unprotected people, γ = unprotected with the counted outcome (all counts); λ = θ/α·β (the protected
   rate standardised to the unprotected bin size); χ² = Σ (λ − γ)²/γ on k − 1 df (k bins).
@@ -322,7 +323,7 @@ def calibration_test(
     protected: object,
     unprotected: object,
     n_bins: int = 10,
-    favorable: int = 0,
+    favorable: int = 1,
 ) -> CalibrationResult:
     """Paper B's calibration test: standardised protected vs unprotected counts per score bin (Eq. 1–2).
 
@@ -338,7 +339,7 @@ def calibration_test(
         Labels of the protected (paper: BLACK) and unprotected (WHITE) group.
     n_bins : int
         Number of equal-width score bins k (paper: 10).
-    favorable : {0, 1}
+    favorable : {0, 1}, default 1
         Outcome counted as "positive outcome" (paper's text: 0, no recidivism).
 
     Returns
@@ -432,7 +433,7 @@ def well_calibration_test(
     protected: object,
     unprotected: object,
     n_bins: int = 10,
-    favorable: int = 0,
+    favorable: int = 1,
 ) -> CalibrationResult:
     """Paper B's well-calibration test: both groups' (standardised) counts vs the bin's ends, 2k terms.
 
@@ -559,7 +560,7 @@ def calibration_independence_test(
     protected: object,
     unprotected: object,
     n_bins: int = 10,
-    favorable: int = 0,
+    favorable: int = 1,
     min_expected: float = 5.0,
 ) -> CalibrationIndependenceResult:
     """Ours, not the paper's: per-bin χ² tests of independence of group and outcome, summed over bins.

@@ -726,7 +726,7 @@ def equal_confusion_test(
     group: str | Sequence[str],
     y_true: str,
     y_pred: str,
-    alpha: float = 0.01,
+    alpha: float = 0.05,
     posthoc_alpha: float = 0.05,
     posthoc_strict_alpha: float = 0.001,
     n_resamples: int = 9999,
@@ -749,8 +749,8 @@ def equal_confusion_test(
         Sensitive attribute column(s); a list means intersectional groups ("Female - African-American").
     y_true, y_pred : str
         Columns of the true and the predicted label (binary 0/1 or multi-class).
-    alpha : float, default 0.01
-        Level of the test (paper A rejects at p < 0.01); sets ``reject``.
+    alpha : float, default 0.05
+        Level of the test; sets ``reject``. (Paper A rejects at p < 0.01: its reproduction passes that.)
     posthoc_alpha : float, default 0.05
         Family level of the residual analysis, Bonferroni-corrected over the q r cells.
     posthoc_strict_alpha : float, default 0.001
@@ -839,7 +839,7 @@ def equal_confusion_test(
 def equal_confusion_test_table(
     observed: pd.DataFrame,
     *,
-    alpha: float = 0.01,
+    alpha: float = 0.05,
     posthoc_alpha: float = 0.05,
     posthoc_strict_alpha: float = 0.001,
     n_resamples: int = 9999,

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._validation import checked_frame, require_columns, require_frame
+from fairstats.counts import as_rows
 
 __all__ = [
     "CELLS",
@@ -122,7 +123,9 @@ def _counts_iv(
     by: Sequence[str],
     favorable: object,
 ) -> tuple[pd.DataFrame, list[str]]:
-    if isinstance(by, str):
+    if by is None:
+        by = ()
+    elif isinstance(by, str):
         by = (by,)
     if not isinstance(by, Sequence) or not all(isinstance(b, str) for b in by):
         raise TypeError(f"`by` must be a sequence of column names (possibly empty), got {by!r}")
@@ -143,6 +146,8 @@ def _counts_iv(
     if len(set(strata)) != len(strata):
         raise ValueError(f"stratum columns repeat: {strata!r}")
     columns = [*strata, group, y_true, y_pred, *([y_score] if y_score is not None else [])]
+    # a pandas frame as it is; any other engine's frame (polars, pyarrow, DuckDB, Spark) or Counts counted
+    data, weight = as_rows(data, columns, where="`data`")
     data = checked_frame(data, columns, where="data").frame
     if y_score is not None:
         score = data[y_score]
@@ -154,7 +159,7 @@ def _counts_iv(
                 f"`y_score`: column {y_score!r} must lie in [0, 1], found {_plain(score[out].iloc[0])!r} "
                 f"at row {_plain(score.index[out.to_numpy()][0])!r}"
             )
-    return data, strata
+    return data, strata, weight
 
 
 def _cell_counts(
@@ -166,12 +171,14 @@ def _cell_counts(
     group: str,
     strata: list[str],
     favorable: object,
+    weight: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
     """Counts per (stratum, group) of the four cells, and score sums per (stratum, group, true class).
 
     Returns the key frame (strata + group, every group for every observed stratum, sorted), an integer array
     of shape (n_keys, 4) in :data:`CELLS` order, and float score sums of shape (n_keys, 2)
-    (column 0: y = favorable, column 1: y ≠ favorable) or None.
+    (column 0: y = favorable, column 1: y ≠ favorable) or None. ``weight`` (counted input: people per row)
+    weights every row; counts stay exact integers (float64 holds them exactly below 2**53).
     """
     true_fav = _binary_iv(data, y_true, favorable, "y_true")
     pred_fav = _binary_iv(data, y_pred, favorable, "y_pred")
@@ -200,10 +207,16 @@ def _cell_counts(
     # cell index in CELLS order: tp=0 (pred fav, true fav), fp=1 (pred fav, true not), fn=2, tn=3
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3))
     n_keys = n_strata * n_groups
-    counts = np.bincount(key * 4 + cell, minlength=n_keys * 4).reshape(n_keys, 4)
+    if weight is None:
+        counts = np.bincount(key * 4 + cell, minlength=n_keys * 4).reshape(n_keys, 4)
+    else:
+        counts = np.bincount(key * 4 + cell, weights=weight, minlength=n_keys * 4).reshape(n_keys, 4)
+        counts = np.rint(counts).astype(np.int64)
     sums = None
     if y_score is not None:
         score = data[y_score].to_numpy(dtype=float)
+        if weight is not None:
+            score = score * weight
         sums = np.bincount(key * 2 + (~true_fav), weights=score, minlength=n_keys * 2).reshape(n_keys, 2)
 
     keys = stratum_keys.loc[np.repeat(np.arange(n_strata), n_groups)].reset_index(drop=True)
@@ -212,32 +225,33 @@ def _cell_counts(
 
 
 def confusion_counts(
-    data: pd.DataFrame,
+    data: object,
     *,
-    y_true: str = "y_true",
-    y_pred: str = "y_pred",
-    group: str = "race",
-    fold: str | None = "fold",
-    by: Sequence[str] = ("model",),
-    favorable: object = 0,
+    group: str,
+    y_true: str,
+    y_pred: str,
+    fold: str | None = None,
+    by: Sequence[str] | None = None,
+    favorable: object = 1,
 ) -> pd.DataFrame:
     """Count the four confusion cells per stratum (``by`` × ``fold``) and group, favourable outcome explicit.
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        One row per person and model (tidy out-of-fold predictions).
-    y_true, y_pred : str
-        Columns with the observed and predicted binary labels (0/1).
+    data : DataFrame or Counts
+        One row per person (and model): a pandas, polars, pyarrow, DuckDB or PySpark frame (anything
+        narwhals reads; other engines are counted first) or a :class:`fairstats.Counts`.
     group : str
         Column with the group (e.g. race).
-    fold : str or None
+    y_true, y_pred : str
+        Columns with the observed and predicted binary labels (0/1).
+    fold : str or None, default None
         Column with the test fold; None pools all rows of a ``by`` stratum.
-    by : sequence of str
-        Further stratum columns (e.g. ``("model",)``); may be empty.
-    favorable : {0, 1}
-        Label of the favourable ("positive") outcome, for truth and prediction alike.
-        Paper B: 0 (no recidivism).
+    by : sequence of str or None, default None
+        Further stratum columns (e.g. ``("model",)``); None or empty: no further strata.
+    favorable : {0, 1}, default 1
+        Label of the favourable ("positive") outcome, for truth and prediction alike (paper B passes 0,
+        no recidivism).
 
     Returns
     -------
@@ -268,12 +282,14 @@ def confusion_counts(
     --------
     >>> df = pd.DataFrame({"fold": [0, 0, 0, 0], "race": ["B", "B", "W", "W"],
     ...                    "y_true": [0, 1, 0, 1], "y_pred": [0, 0, 1, 1]})
-    >>> confusion_counts(df, by=())[["race", "tp", "fp", "fn", "tn"]].to_numpy().tolist()
-    [['B', 1, 1, 0, 0], ['W', 0, 0, 1, 1]]
+    >>> counts = confusion_counts(df, group="race", y_true="y_true", y_pred="y_pred")
+    >>> counts[["race", "tp", "fp", "fn", "tn"]].to_numpy().tolist()
+    [['B', 0, 0, 1, 1], ['W', 1, 1, 0, 0]]
     """
-    data, strata = _counts_iv(data, y_true, y_pred, None, group, fold, by, favorable)
+    data, strata, weight = _counts_iv(data, y_true, y_pred, None, group, fold, by, favorable)
     keys, counts, _ = _cell_counts(
-        data, y_true=y_true, y_pred=y_pred, y_score=None, group=group, strata=strata, favorable=favorable
+        data, y_true=y_true, y_pred=y_pred, y_score=None, group=group, strata=strata, favorable=favorable,
+        weight=weight,
     )
     out = keys.copy()
     for j, cell in enumerate(CELLS):
@@ -291,15 +307,15 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def group_metrics(
-    data: pd.DataFrame,
+    data: object,
     *,
-    y_true: str = "y_true",
-    y_pred: str = "y_pred",
+    group: str,
+    y_true: str,
+    y_pred: str,
     y_score: str | None = None,
-    group: str = "race",
-    fold: str | None = "fold",
-    by: Sequence[str] = ("model",),
-    favorable: object = 0,
+    fold: str | None = None,
+    by: Sequence[str] | None = None,
+    favorable: object = 1,
     form: str = "long",
     warn: bool = True,
 ) -> pd.DataFrame:
@@ -307,21 +323,22 @@ def group_metrics(
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        One row per person and model (tidy out-of-fold predictions).
-    y_true, y_pred : str
-        Columns with the observed and predicted binary labels (0/1).
-    y_score : str or None
-        Column with the score S in [0, 1] (paper B: P(recidivism) = P(y = 1)), used as is for the mean
-        score by true class; None omits ``mean_score_pos``/``mean_score_neg``.
+    data : DataFrame or Counts
+        One row per person (and model): a pandas, polars, pyarrow, DuckDB or PySpark frame (anything
+        narwhals reads; other engines are counted first) or a :class:`fairstats.Counts`.
     group : str
         Column with the group (e.g. race).
-    fold : str or None
+    y_true, y_pred : str
+        Columns with the observed and predicted binary labels (0/1).
+    y_score : str or None, default None
+        Column with the score S in [0, 1] (paper B: P(recidivism) = P(y = 1)), used as is for the mean
+        score by true class; None omits ``mean_score_pos``/``mean_score_neg``.
+    fold : str or None, default None
         Column with the test fold; None pools all rows of a ``by`` stratum.
-    by : sequence of str
-        Further stratum columns (e.g. ``("model",)``); may be empty.
-    favorable : {0, 1}
-        Label of the favourable ("positive") outcome, for truth and prediction alike. Paper B: 0.
+    by : sequence of str or None, default None
+        Further stratum columns (e.g. ``("model",)``); None or empty: no further strata.
+    favorable : {0, 1}, default 1
+        Label of the favourable ("positive") outcome, for truth and prediction alike (paper B passes 0).
     form : {"long", "wide"}
         ``"long"``: one row per stratum, group and metric with columns
         ``*by, fold, group, metric, value, numerator, denominator``.
@@ -376,15 +393,16 @@ def group_metrics(
     --------
     >>> df = pd.DataFrame({"fold": [0] * 4, "race": ["B", "B", "W", "W"],
     ...                    "y_true": [0, 1, 0, 1], "y_pred": [0, 0, 1, 1]})
-    >>> wide = group_metrics(df, by=(), form="wide")
+    >>> wide = group_metrics(df, group="race", y_true="y_true", y_pred="y_pred", form="wide")
     >>> wide[["race", "ppr", "tpr", "fpr"]].to_numpy().tolist()
-    [['B', 1.0, 1.0, 1.0], ['W', 0.0, 0.0, 0.0]]
+    [['B', 0.0, 0.0, 0.0], ['W', 1.0, 1.0, 1.0]]
     """
     if form not in ("long", "wide"):
         raise ValueError(f"`form` must be 'long' or 'wide', got {form!r}")
-    data, strata = _counts_iv(data, y_true, y_pred, y_score, group, fold, by, favorable)
+    data, strata, weight = _counts_iv(data, y_true, y_pred, y_score, group, fold, by, favorable)
     keys, counts, sums = _cell_counts(
-        data, y_true=y_true, y_pred=y_pred, y_score=y_score, group=group, strata=strata, favorable=favorable
+        data, y_true=y_true, y_pred=y_pred, y_score=y_score, group=group, strata=strata, favorable=favorable,
+        weight=weight,
     )
     tp, fp, fn, tn = (counts[:, j].astype(float) for j in range(4))
     n = tp + fp + fn + tn
@@ -433,7 +451,7 @@ def group_metrics(
 
 
 def undefined_counts(
-    metrics: pd.DataFrame, *, group: str = "race", fold: str | None = "fold"
+    metrics: pd.DataFrame, *, group: str, fold: str | None = None
 ) -> pd.DataFrame:
     """Count undefined (NaN) values per metric and group in a long :func:`group_metrics` result.
 

@@ -69,7 +69,7 @@ def adjust_pvalues(
     *,
     method: str = "holm",
     by: str | Sequence[str] | None = None,
-    pvalue: str | Sequence[str] = "pvalue_corrected",
+    pvalue: str | Sequence[str] = "pvalue",
     alpha: float = 0.05,
     suffix: str | None = None,
     hypothesis: str | None = None,
@@ -86,7 +86,7 @@ def adjust_pvalues(
     by : str or list of str, optional
         Columns whose values define separate families (e.g. ``"model"``: each model's tests are one family).
         Default: the whole table is one family.
-    pvalue : str or list of str, default "pvalue_corrected"
+    pvalue : str or list of str, default "pvalue"
         Column of the p-values. A list takes, per row, the first non-NaN value (e.g.
         ``["pvalue_corrected", "pvalue"]`` for a battery whose χ² and McNemar rows have no corrected t).
     alpha : float, default 0.05
@@ -216,7 +216,7 @@ def verdict_table(
     alpha: float = 0.05,
     by: str | Sequence[str] = ("model",),
     test: str = "test",
-    pvalue: str | Sequence[str] = "pvalue_corrected",
+    pvalue: str | Sequence[str] = "pvalue",
     paper: str = "significant_paper",
     family: str | Sequence[str] | None = None,
     hypothesis: str | None = None,
@@ -236,7 +236,7 @@ def verdict_table(
     test : str, default "test"
         Column naming the fairness definition; a definition with several rows (e.g. equalized odds: TPR and
         FPR) is violated when any of its rows is.
-    pvalue : str or list of str, default "pvalue_corrected"
+    pvalue : str or list of str, default "pvalue"
         p-value column(s) of the corrected verdicts (a list: first non-NaN per row, see
         :func:`adjust_pvalues`).
     paper : str, default "significant_paper"
@@ -282,7 +282,7 @@ def verdict_table(
     >>> import pandas as pd
     >>> b = pd.DataFrame({"model": "lr", "test": ["a", "b", "c"], "pvalue_corrected": [0.001, 0.045, 0.2],
     ...                   "significant_paper": True})
-    >>> verdict_table(b)["verdict"].tolist()
+    >>> verdict_table(b, pvalue="pvalue_corrected")["verdict"].tolist()
     ['violation survives', 'lost under multiplicity control', 'lost under the corrected t']
     """
     battery = require_frame(battery, name="battery")

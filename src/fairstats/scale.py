@@ -348,7 +348,7 @@ def equal_confusion_test_parquet(
     group: str | Sequence[str],
     y_true: str,
     y_pred: str,
-    alpha: float = 0.01,
+    alpha: float = 0.05,
     posthoc_alpha: float = 0.05,
     posthoc_strict_alpha: float = 0.001,
     n_resamples: int = 9999,

@@ -356,7 +356,7 @@ def subgroup_search(
     min_size: int = 30,
     favorable: object = 1,
     alpha: float = 0.05,
-    n_resamples: int = 999,
+    n_resamples: int = 9999,
     rng: int | np.random.Generator | None = None,
 ) -> SubgroupSearchResult:
     r"""Search subgroups (conjunctions of attribute values) for rate disparities, with adjusted p-values.
@@ -381,7 +381,7 @@ def subgroup_search(
     alpha : float, keyword-only
         Level of the verdicts (default 0.05).
     n_resamples : int, keyword-only
-        Permutations (default 999).
+        Permutations (default 9999, as every resampling function of the library).
     rng : int, numpy.random.Generator or None, keyword-only
         Seed or generator of the permutations.
 

@@ -103,8 +103,12 @@ def _ect(data, **kw):
     return confusion.equal_confusion_test(data, group="g", y_true="y", y_pred="p", **kw)
 
 
+# paper B's columns and convention, explicit (the library's defaults: favorable=1, no fold or model strata)
+_NIJ = dict(group="race", y_true="y_true", y_pred="y_pred", fold="fold", by=("model",), favorable=0)
+
+
 def _gm(data, **kw):
-    return metrics.group_metrics(data, **kw)
+    return metrics.group_metrics(data, **{**_NIJ, **kw})
 
 
 def _cal(y_true=Y, y_score=SCORE, group=GROUP, **kw):
@@ -177,7 +181,7 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
         "metrics: not a frame",
         lambda c: _gm({"a": 1}),
         TypeError,
-        r"`data` must be a pandas DataFrame, got dict",
+        r"`data` must be a data frame \(pandas, polars, pyarrow, DuckDB, Spark, ...\) or Counts, got dict",
     ),
     ("metrics: empty frame", lambda c: _gm(NIJ_LIKE.iloc[:0]), ValueError, r"`data` is empty"),
     (
@@ -218,7 +222,7 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
     ),
     (
         "metrics: missing column",
-        lambda c: metrics.confusion_counts(NIJ_LIKE.drop(columns="model")),
+        lambda c: metrics.confusion_counts(NIJ_LIKE.drop(columns="model"), **_NIJ),
         ValueError,
         r"missing column\(s\) 'model'",
     ),

@@ -41,7 +41,7 @@ def _args(df: pd.DataFrame) -> tuple:
 
 
 def test_calibration_hand_computed(two_bins):
-    r = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2)
+    r = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2, favorable=0)
     # λ0 = 3/4·8 = 6, (6-4)²/4 = 1;  λ1 = 1/5·10 = 2, (2-4)²/4 = 1
     assert isinstance(r, CalibrationResult)
     assert r.table["lambda"].tolist() == [6.0, 2.0]
@@ -60,7 +60,7 @@ def test_calibration_counts_favorable_one(two_bins):
 
 def test_calibration_empty_bin_left_out_with_warning(two_bins):
     with pytest.warns(EmptyBinWarning, match="4 bin\\(s\\).*bin 2 \\(α=0, β=10, γ=4\\)"):
-        r = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=4)
+        r = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=4, favorable=0)
     # bins (width 0.25): B 0.2 -> 0, B 0.8 -> 3, W 0.3 -> 1, W 0.6 -> 2: no bin has both groups
     assert r.n_terms_used == 0 and np.isnan(r.pvalue)
     assert not r.table["used"].any()
@@ -72,7 +72,7 @@ def test_calibration_df_is_k_minus_one_when_all_bins_defined():
     score = rng.random(n)
     y = rng.integers(0, 2, n)  # outcome rate 1/2 in every bin: no well-calibration term picks the end p = 0
     g = rng.choice(["BLACK", "WHITE"], n)
-    r = calibration_test(y, score, g, protected="BLACK", unprotected="WHITE")
+    r = calibration_test(y, score, g, protected="BLACK", unprotected="WHITE", favorable=0)
     w = well_calibration_test(y, score, g, protected="BLACK", unprotected="WHITE", favorable=1)
     assert (r.df, r.n_bins) == (9, 10)
     assert w.df == 19 and len(w.table) == 20
@@ -85,7 +85,7 @@ def test_well_calibration_hand_computed(two_bins):
     # bin 1, β = 10, ends 0 / 5: protected λ=2 -> end 0 (|2-0| < |2-5|): expected 0, left out;
     #                             unprotected γ=4 -> 5, (4-5)²/5 = 0.2
     with pytest.warns(EmptyBinWarning, match="1 term\\(s\\).*bin 1 protected"):
-        r = well_calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2)
+        r = well_calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2, favorable=0)
     t = r.table
     assert t["role"].tolist() == ["protected", "unprotected"] * 2
     assert t["observed"].tolist() == [6.0, 4.0, 2.0, 4.0]
@@ -155,8 +155,10 @@ def test_independence_test_leaves_out_small_bins():
 
 def test_other_groups_are_ignored(two_bins):
     extra = pd.DataFrame([("HISPANIC", 0.2, 1)] * 5, columns=two_bins.columns)
-    a = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2)
-    b = calibration_test(*_args(pd.concat([two_bins, extra])), protected="B", unprotected="W", n_bins=2)
+    a = calibration_test(*_args(two_bins), protected="B", unprotected="W", n_bins=2, favorable=0)
+    b = calibration_test(
+        *_args(pd.concat([two_bins, extra])), protected="B", unprotected="W", n_bins=2, favorable=0
+    )
     assert a.statistic == b.statistic
 
 

@@ -520,7 +520,7 @@ def test_verdict_table_accepts_the_documented_spellings(values, expected):
             "significant_paper": values,
         }
     )
-    assert verdict_table(battery)["verdict"].tolist() == expected
+    assert verdict_table(battery, pvalue="pvalue_corrected")["verdict"].tolist() == expected
 
 
 @pytest.mark.parametrize("bad", ["maybe", 2, np.nan, None, "", 0.5])
@@ -534,7 +534,7 @@ def test_verdict_table_refuses_other_spellings(bad):
         }
     )
     with pytest.raises(ValueError, match=r"`battery` column 'significant_paper', row 1: .* is not a verdict"):
-        verdict_table(battery)
+        verdict_table(battery, pvalue="pvalue_corrected")
 
 
 # --------------------------------------------------------------------------------------------------------

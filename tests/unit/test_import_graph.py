@@ -10,8 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 WING = "fairstats.auditing"
-# Modules of fairstats outside the wing that may import it: the package (lazily, in __getattr__) and `python -m
-# fairstats`.
+# Modules of fairstats outside the wing that may import it: the package (lazily, in __getattr__) and
+# `python -m fairstats`.
 WING_USERS = {"fairstats", "fairstats.__main__"}
 
 

@@ -14,6 +14,14 @@ from fairstats.metrics import (
     undefined_counts,
 )
 
+# The NIJ paper's columns and convention (favourable = 0, no recidivism), passed explicitly: the library's
+# defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.md).
+NIJ = dict(group="race", y_true="y_true", y_pred="y_pred", fold="fold", by=("model",), favorable=0)
+
+
+def nij(**kw):
+    return {**NIJ, **kw}
+
 
 def _rows(model, fold, race, cells):
     """Rows with the given numbers of (y_true, y_pred) pairs: cells = {(y, yhat): count}."""
@@ -36,7 +44,7 @@ def hand() -> pd.DataFrame:
 
 
 def test_confusion_counts_favorable_zero(hand):
-    out = confusion_counts(hand)
+    out = confusion_counts(hand, **nij())
     assert list(out.columns) == ["model", "fold", "race", "tp", "fp", "fn", "tn", "n"]
     black = out.set_index("race").loc["BLACK"]
     # tp = ŷ=0 & y=0, fp = ŷ=0 & y=1, fn = ŷ=1 & y=0, tn = ŷ=1 & y=1
@@ -46,12 +54,12 @@ def test_confusion_counts_favorable_zero(hand):
 
 
 def test_confusion_counts_favorable_one_swaps_cells(hand):
-    out = confusion_counts(hand, favorable=1).set_index("race").loc["BLACK"]
+    out = confusion_counts(hand, **nij(favorable=1)).set_index("race").loc["BLACK"]
     assert (out.tp, out.fp, out.fn, out.tn) == (4, 2, 1, 3)
 
 
 def test_group_metrics_known_values(hand):
-    wide = group_metrics(hand, y_score="y_score", form="wide").set_index("race")
+    wide = group_metrics(hand, **nij(y_score="y_score", form="wide")).set_index("race")
     b = wide.loc["BLACK"]
     assert b.ppr == pytest.approx(4 / 10)
     assert b.tpr == pytest.approx(3 / 5)  # P(ŷ=0 | y=0)
@@ -69,7 +77,7 @@ def test_group_metrics_known_values(hand):
 
 
 def test_group_metrics_long_has_numerator_and_denominator(hand):
-    long = group_metrics(hand, y_score="y_score")
+    long = group_metrics(hand, **nij(y_score="y_score"))
     assert list(long.columns) == ["model", "fold", "race", "metric", "value", "numerator", "denominator"]
     row = long[(long.race == "BLACK") & (long.metric == "npv")].iloc[0]
     assert (row.numerator, row.denominator) == (4, 6)
@@ -78,7 +86,7 @@ def test_group_metrics_long_has_numerator_and_denominator(hand):
 
 
 def test_without_score_omits_mean_scores(hand):
-    long = group_metrics(hand)
+    long = group_metrics(hand, **nij())
     assert "mean_score_pos" not in set(long.metric)
     assert len(long) == 2 * (len(METRICS) - 2)
 
@@ -91,10 +99,10 @@ def test_zero_denominator_is_nan_warned_and_counted():
     rows += _rows("m", 1, "BLACK", {(0, 0): 1, (1, 0): 1, (0, 1): 1, (1, 1): 1})
     df = pd.DataFrame(rows)
     with pytest.warns(UndefinedMetricWarning, match="fn_fp_ratio: 1"):
-        long = group_metrics(df)
+        long = group_metrics(df, **nij())
     bad = long[(long.fold == 1) & (long.race == "WHITE") & (long.metric == "fn_fp_ratio")].iloc[0]
     assert np.isnan(bad.value) and bad.denominator == 0 and bad.numerator == 1
-    counts = undefined_counts(long).set_index(["race", "metric"])
+    counts = undefined_counts(long, group="race", fold="fold").set_index(["race", "metric"])
     assert counts.loc[("WHITE", "fn_fp_ratio"), "n_undefined"] == 1
     assert counts.loc[("WHITE", "fn_fp_ratio"), "n"] == 2
     assert counts.loc[("BLACK", "fn_fp_ratio"), "n_undefined"] == 0
@@ -104,17 +112,17 @@ def test_zero_denominator_is_nan_warned_and_counted():
 def test_group_absent_from_fold_gets_empty_row():
     rows = _rows("m", 0, "WHITE", {(0, 0): 1, (1, 1): 1}) + _rows("m", 0, "BLACK", {(0, 0): 1, (1, 1): 1})
     rows += _rows("m", 1, "WHITE", {(0, 0): 1, (1, 1): 1})  # no BLACK in fold 1
-    counts = confusion_counts(pd.DataFrame(rows))
+    counts = confusion_counts(pd.DataFrame(rows), **nij())
     assert len(counts) == 4
     empty = counts[(counts.fold == 1) & (counts.race == "BLACK")].iloc[0]
     assert empty.n == 0
     with pytest.warns(UndefinedMetricWarning):
-        wide = group_metrics(pd.DataFrame(rows), form="wide")
+        wide = group_metrics(pd.DataFrame(rows), **nij(form="wide"))
     assert wide[(wide.fold == 1) & (wide.race == "BLACK")][list(METRICS[:-2])].isna().all(axis=None)
 
 
 def test_no_fold_no_by_pools(hand):
-    pooled = confusion_counts(hand, fold=None, by=())
+    pooled = confusion_counts(hand, **nij(fold=None, by=()))
     assert list(pooled.columns) == ["race", "tp", "fp", "fn", "tn", "n"]
     assert pooled.n.sum() == len(hand)
 
@@ -122,8 +130,8 @@ def test_no_fold_no_by_pools(hand):
 def test_sorted_deterministic_order(hand):
     shuffled = hand.sample(frac=1.0, random_state=3).reset_index(drop=True)
     shuffled.loc[:, "fold"] = 0
-    a = group_metrics(hand, y_score="y_score")
-    b = group_metrics(shuffled, y_score="y_score")
+    a = group_metrics(hand, **nij(y_score="y_score"))
+    b = group_metrics(shuffled, **nij(y_score="y_score"))
     pd.testing.assert_frame_equal(a, b)
     assert list(a.race.unique()) == ["BLACK", "WHITE"]
 
@@ -140,20 +148,20 @@ def test_sorted_deterministic_order(hand):
 )
 def test_bad_input_names_column_and_value(hand, change, match):
     with pytest.raises(ValueError, match=match):
-        group_metrics(change(hand), y_score="y_score")
+        group_metrics(change(hand), **nij(y_score="y_score"))
 
 
 def test_bad_options(hand):
     with pytest.raises(ValueError, match="`favorable` must be 0 or 1"):
-        group_metrics(hand, favorable=2)
+        group_metrics(hand, **nij(favorable=2))
     with pytest.raises(ValueError, match="`form` must be"):
-        group_metrics(hand, form="tall")
+        group_metrics(hand, **nij(form="tall"))
     with pytest.raises(ValueError, match="`group` column 'fold' is also a stratum"):
-        group_metrics(hand, group="fold")
-    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
-        confusion_counts(hand.to_numpy())
+        group_metrics(hand, **nij(group="fold"))
+    with pytest.raises(TypeError, match=r"`data` must be a data frame \(pandas, .*\) or Counts, got ndarray"):
+        confusion_counts(hand.to_numpy(), **nij())
     with pytest.raises(ValueError, match="`data` is empty"):
-        confusion_counts(hand.iloc[:0])
+        confusion_counts(hand.iloc[:0], **nij())
 
 
 def test_reference_fairlearn_metricframe():
@@ -171,7 +179,7 @@ def test_reference_fairlearn_metricframe():
             "y_pred": rng.integers(0, 2, n),
         }
     )
-    ours = group_metrics(df, by=(), form="wide").set_index(["fold", "race"])
+    ours = group_metrics(df, **nij(by=(), form="wide")).set_index(["fold", "race"])
     fm = fairlearn_metrics.MetricFrame(
         metrics={
             "ppr": lambda y, p: fairlearn_metrics.selection_rate(y, p, pos_label=0),
@@ -192,3 +200,30 @@ def test_reference_fairlearn_metricframe():
     theirs.index = theirs.index.set_names(["fold", "race"])
     theirs = theirs.astype(float).sort_index()
     np.testing.assert_allclose(ours[theirs.columns].to_numpy(), theirs.to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("engine", ["polars", "pyarrow", "duckdb", "counts"])
+def test_group_metrics_takes_every_engine(hand, engine):
+    """The same rates from a polars, pyarrow or DuckDB frame, or from Counts, as from the pandas rows."""
+    import fairstats
+
+    frame = hand.assign(model=hand["model"].astype(str), race=hand["race"].astype(str))
+    expected = group_metrics(frame, **nij())
+    if engine == "polars":
+        import polars as pl
+
+        data = pl.from_pandas(frame)
+    elif engine == "pyarrow":
+        import pyarrow as pa
+
+        data = pa.Table.from_pandas(frame, preserve_index=False)
+    elif engine == "duckdb":
+        import duckdb
+
+        data = duckdb.from_df(frame)
+    else:
+        data = fairstats.Counts.from_frame(frame, columns=["model", "fold", "race", "y_true", "y_pred"])
+    got = group_metrics(data, **nij())
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+    counts = confusion_counts(data, **nij())
+    pd.testing.assert_frame_equal(counts, confusion_counts(frame, **nij()), check_dtype=False)

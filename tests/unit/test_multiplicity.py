@@ -107,7 +107,7 @@ def test_verdicts_cover_every_case():
             "significant_paper": [True, True, True, True, True, False, False, "True", "False", True],
         }
     )
-    v = verdict_table(battery)
+    v = verdict_table(battery, pvalue="pvalue_corrected")
     verdicts = dict(zip(v["test"], v["verdict"], strict=True))
     assert verdicts == {
         "survives": "violation survives",
@@ -138,8 +138,8 @@ def test_verdicts_per_model_family_are_less_strict():
             "significant_paper": True,
         }
     )
-    overall = verdict_table(battery)  # m = 10: 0.006 * 10 = 0.06
-    per_model = verdict_table(battery, family="model")  # m = 5: 0.006 * 5 = 0.03
+    overall = verdict_table(battery, pvalue="pvalue_corrected")  # m = 10: 0.006 * 10 = 0.06
+    per_model = verdict_table(battery, pvalue="pvalue_corrected", family="model")  # m = 5: 0.006 * 5 = 0.03
     assert not overall["holm"].any()
     assert per_model.loc[per_model["test"] == "t0", "holm"].all()
 

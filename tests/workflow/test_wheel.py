@@ -114,6 +114,7 @@ def test_wheel_holds_the_library_only(wheel):
     assert "cli" in modules and "confusion" in modules  # the library is there ...
     assert not modules & COMPENDIUM_MODULES, sorted(modules & COMPENDIUM_MODULES)  # ... and nothing else
     assert f"fairstats-{VERSION}.dist-info/licenses/LICENSE" in names
+    assert "fairstats/py.typed" in names  # PEP 561: the public API's annotations are for type checkers too
     core = [line.split(":", 1)[1].strip() for line in meta.splitlines()
             if line.startswith("Requires-Dist:") and "extra ==" not in line]
     core_names = {_normalise(re.split(r"[<>=!~;\[ ]", c)[0]) for c in core}

@@ -43,5 +43,7 @@ def all_targets():
         + inference_targets()
         + compas_levels_targets()
         + subgroups_targets()
+        + monitoring_targets()
+        + impact_ratios_targets()
         + report_targets()
     )

@@ -1,7 +1,8 @@
 """The fairstats course: six labs on the vendored data whose exercises check themselves.
 
 * :mod:`compendium.course.labs` — the catalogue (title, length, learning goals, test-size parameters);
-* :mod:`compendium.course.checks` — :func:`check`: "right", or "not yet" with a hint, never the answer;
+* :mod:`compendium.course.checks` — the kinds of answer and how each is judged (:func:`evaluate`);
+* :mod:`compendium.course.grader` — :func:`check`: "right", or "not yet" with a hint, never the answer;
 * :mod:`compendium.course.answers` — the expected answers, as constants with their provenance;
 * :mod:`compendium.course.build` — one jupytext source per lab -> student and instructor notebooks;
 * :mod:`compendium.course.executed` — the verdicts an executed lab printed (the workflow's final check);
@@ -12,7 +13,8 @@ The lab sources are ``notebooks/course/*.py``; the student notebooks, built from
 instructor's guide is ``docs/course.md``.
 """
 
-from compendium.course.checks import CheckResult, Choice, Number, Proportion, check, evaluate
+from compendium.course.checks import CheckResult, Choice, Number, Proportion, evaluate
+from compendium.course.grader import check
 from compendium.course.paths import repository_path
 
 __all__ = ["CheckResult", "Choice", "Number", "Proportion", "check", "evaluate", "repository_path"]

@@ -25,7 +25,7 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["CheckResult", "Choice", "Number", "Proportion", "check", "evaluate"]
+__all__ = ["CheckResult", "Choice", "Number", "Proportion", "evaluate"]
 
 RIGHT = "right"
 NOT_YET = "not yet"
@@ -192,40 +192,3 @@ def evaluate(exercise: str, answer: object, expected: Number | Proportion | Choi
     else:
         ok = abs(value - expected.value) <= expected.atol + expected.rtol * abs(expected.value)
     return CheckResult(exercise, True, RIGHT) if ok else _not_yet(exercise, expected.hint)
-
-
-def check(exercise: str, answer: object, *, n: int | None = None) -> CheckResult:
-    """Check a lab exercise against :data:`compendium.course.answers.ANSWERS`, print the verdict line.
-
-    Parameters
-    ----------
-    exercise : str
-        The exercise's number, e.g. ``"1.2"`` (a key of ``ANSWERS``).
-    answer : object
-        The student's answer: a number, or a letter for multiple choice; ``...`` when not answered yet.
-    n : int, optional
-        Number of simulated data sets behind ``answer`` (exercises whose answer is a simulated share only).
-
-    Returns
-    -------
-    CheckResult
-
-    Raises
-    ------
-    KeyError
-        ``exercise`` is not an exercise of the course.
-
-    Examples
-    --------
-    >>> check("1.1", ...).right
-    Exercise 1.1: not yet - no answer yet: replace the `...` with your answer
-    False
-    """
-    from compendium.course.answers import ANSWERS
-
-    if exercise not in ANSWERS:
-        raise KeyError(f"exercise: {exercise!r} is not an exercise of the course (known: {sorted(ANSWERS)})")
-    result = evaluate(exercise, answer, ANSWERS[exercise], n=n)
-    print(result.line)
-    return result
-

@@ -1,6 +1,6 @@
 """The verdicts an executed lab printed, read back: did every check of the lab say "right"?
 
-:func:`compendium.course.checks.check` prints one line per exercise, ``Exercise <n>.<k>: right`` or
+:func:`compendium.course.grader.check` prints one line per exercise, ``Exercise <n>.<k>: right`` or
 ``Exercise <n>.<k>: not yet - <hint>``. The workflow's ``run_course_lab`` runs
 ``python -m compendium.course.executed EXECUTED.ipynb`` after papermill: it exits 1 unless every exercise of
 the lab (the lab's number from the file name ``lab<N>_...``; its exercises from

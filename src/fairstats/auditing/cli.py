@@ -1,5 +1,6 @@
 """The ``fairstats`` command line (argument parsing and ``main``): ``fairstats audit`` checks anyone's
-predictions for group disparities.
+predictions for group disparities; ``fairstats monitor`` follows them batch after batch
+(:mod:`fairstats.auditing.monitor`).
 
 ``fairstats audit PREDICTIONS.csv --group race --y-true y --y-pred p --out audit/`` reads one row per person,
 runs paper A's equal confusion test for each ``--group`` column (and, with several, their intersection),
@@ -10,7 +11,7 @@ adjusts for multiple testing, and writes tables, figures and a plain-language re
 A thin shell: arguments -> :class:`~fairstats.auditing.AuditOptions` -> read the input
 (:mod:`fairstats.auditing.inputs`) -> the audit in memory (:func:`fairstats.audit`'s
 :func:`~fairstats.auditing.result.run`) -> :meth:`~fairstats.auditing.Audit.save`. One entry point with
-subcommands (``audit``; ``python -m fairstats`` runs it).
+subcommands (``audit``, ``monitor``; ``python -m fairstats`` runs it).
 
 Bad input (a missing file or column, NaN, a single group, labels outside the stated set, a favourable value
 that never occurs, an ``--out`` holding files the audit did not write) ends with one line
@@ -33,12 +34,15 @@ from fairstats._format import visible
 from fairstats._version import __version__
 from fairstats.auditing import options as opt
 from fairstats.auditing.errors import AuditError
+from fairstats.auditing.exits import EXIT_BAD_INPUT, EXIT_DISPARITY, EXIT_OK, EXIT_WRITE
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS, MAX_RESAMPLES, MIN_RESAMPLES, AuditOptions
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.reporting import one_line
 from fairstats.search import SEARCH_METRICS
 
-__all__ = ["AuditError", "build_parser", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_DISPARITY", "EXIT_OK", "EXIT_WRITE", "AuditError", "build_parser", "main"]
+
+# Exit statuses of every subcommand (fairstats.auditing.exits; also in --help)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -126,14 +130,27 @@ or an input file inside DIR is refused. A symbolic link DIR stays a link (the fo
 replaced). On bad input nothing is written and the exit status is 2. Data values are shown as text in the
 report (code, escaped); in the CSV files a text value starting with = + - @ gets a leading apostrophe.
 
+exit status: 0 done; 1 the output folder could not be written; 2 bad input or options (nothing written);
+3 with --fail-on disparity, a verdict 'disparity' was found (outputs written); 130 Ctrl-C; 143 SIGTERM.
+
+with --impact-ratios (no --y-true):
+  impact_ratios.csv       grouping, category, n, selected, selection_rate, impact_ratio,
+                          impact_ratio_ci_low, impact_ratio_ci_high, z_pvalue, fisher_pvalue,
+                          four_fifths, excluded_reason, ...
+  impact_ratios.png, report.md, report.html
+
 example (COMPAS, favourable outcome = low risk = 0):
   fairstats audit compas.csv --group sex --group race --y-true y_true --y-pred y_pred \\
       --favorable 0 --out compas-audit
+example (impact ratios in NYC Local Law 144's layout, selected = rated low risk):
+  fairstats audit compas.csv --impact-ratios --y-pred score_level --favorable Low \\
+      --standard ll144 --sex sex --race race --date compas_screening_date --min-share 0.02 \\
+      --out compas-impact
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``fairstats`` argument parser (subcommand ``audit``)."""
+    """The ``fairstats`` argument parser (subcommands ``audit`` and ``monitor``)."""
     parser = _Parser(
         prog="fairstats",
         description="fairstats: is this group disparity real, or chance? Statistical fairness tests.",
@@ -162,12 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument(
         "--group",
         action="append",
-        required=True,
         metavar="COL",
         help="sensitive attribute column; repeat for several (their intersection is audited too)",
     )
-    audit.add_argument("--y-true", required=True, metavar="COL", help="column of the true outcome")
-    audit.add_argument("--y-pred", required=True, metavar="COL", help="column of the predicted outcome")
+    audit.add_argument(
+        "--y-true", metavar="COL", help="column of the true outcome (not with --impact-ratios)"
+    )
+    audit.add_argument("--y-pred", metavar="COL", help="column of the predicted outcome (or decision)")
     audit.add_argument(
         "--y-score", metavar="COL", help="column of a score in [0, 1] (adds calibration and balance tests)"
     )
@@ -232,6 +250,44 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_seed, default=20240607, metavar="S", help="random seed (default: 20240607)"
     )
     audit.add_argument("--out", required=True, metavar="DIR", help="output folder (see below)")
+    audit.add_argument(
+        "--reference", action="append", default=None, metavar="GROUP",
+        help="the group every other group is compared with (repeat for several groupings: each grouping uses "
+        "the first that is one of its groups; an intersection's label as tests.csv writes it); default: the "
+        "largest group",
+    )  # fmt: skip
+    audit.add_argument(
+        "--comparisons", choices=("reference", "pairs"), default="reference",
+        help="'reference': every group against the reference (default); 'pairs': every pair of groups once",
+    )  # fmt: skip
+    audit.add_argument(
+        "--json", action="store_true",
+        help="print a machine-readable summary (JSON) on standard output instead of the text summary",
+    )  # fmt: skip
+    audit.add_argument(
+        "--fail-on", choices=("disparity",), default=None,
+        help=f"exit with status {EXIT_DISPARITY} when any comparison's verdict is 'disparity' (for scheduled "
+        "jobs and CI gates); the outputs are written as usual",
+    )  # fmt: skip
+    rows = audit.add_argument_group(
+        "rows and decision",
+        "which rows are audited, and how the decision is made from --y-pred (both written into the report)",
+    )
+    rows.add_argument(
+        "--where", action="append", default=None, metavar="PREDICATE",
+        help="keep the rows for which this SQL predicate holds (repeatable, applied in order), e.g. "
+        "\"days_b_screening_arrest BETWEEN -30 AND 30\"; column references, constants, comparisons, "
+        "BETWEEN, IN (...), LIKE, IS NULL, CASE, casts and simple scalar functions only",
+    )  # fmt: skip
+    rows.add_argument(
+        "--y-pred-positive", metavar="L1,L2,...",
+        help="the --y-pred labels that count as the positive prediction, comma-separated (e.g. Medium,High); "
+        "the decision becomes 0/1",
+    )  # fmt: skip
+    rows.add_argument(
+        "--y-pred-threshold", metavar="T",
+        help="instead: --y-pred is a score, positive when >= T (the decision becomes 0/1)",
+    )  # fmt: skip
     # multi-level decisions (issue 17 A)
     levels = audit.add_argument_group(
         "multi-level decisions",
@@ -274,11 +330,56 @@ def build_parser() -> argparse.ArgumentParser:
         "--search-metrics", nargs="+", type=_search_metric, default=None, metavar="M",
         help=f"rates compared: {', '.join(SEARCH_METRICS)} (default: {' '.join(DEFAULT_SEARCH_METRICS)})",
     )  # fmt: skip
+    # impact ratios, the four-fifths rule and NYC Local Law 144 (issue 25; fairstats.auditing.impact)
+    impact = audit.add_argument_group(
+        "impact ratios (the four-fifths rule, NYC Local Law 144)",
+        "selection rates (--y-pred = --favorable) or scoring rates (--scoring-rate) per category, impact "
+        "ratios against the most selected category with score intervals (Bonferroni), the three-way "
+        "four-fifths verdict, z and Fisher p-values (Holm), shortfall and reversal; writes "
+        "impact_ratios.csv, impact_ratios.png and the report; --y-true is not used",
+    )
+    impact.add_argument("--impact-ratios", action="store_true", help="audit impact ratios instead")
+    impact.add_argument(
+        "--scoring-rate", metavar="COL",
+        help="a score column: the rate is the share strictly above the whole sample's median (instead of "
+        "--y-pred)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--standard", choices=("ll144",),
+        help="ll144: NYC Local Law 144's layout (6 RCNY 5-300 ff.): --sex, --race and their intersection",
+    )  # fmt: skip
+    impact.add_argument("--sex", metavar="COL", help="sex column (with --standard ll144)")
+    impact.add_argument("--race", metavar="COL", help="race/ethnicity column (with --standard ll144)")
+    impact.add_argument("--date", metavar="COL", help="date column whose range the report gives")
+    impact.add_argument(
+        "--min-share", type=_level, metavar="S",
+        help="exclude categories below this share of the data from the ratios, keeping their row (LL144's 2 "
+        "%% rule: 0.02; the auditor must justify it; default: exclude nothing)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--missing-as-unknown", action="store_true",
+        help="count missing group values in an 'unknown' category (default: a missing value is an error)",
+    )  # fmt: skip
+    impact.add_argument(
+        "--unknown", action="append", metavar="VALUE",
+        help="a group value meaning unknown (e.g. Declined), counted in the 'unknown' category; repeatable",
+    )  # fmt: skip
+    from fairstats.auditing.monitor import add_monitor_parser  # the subcommand's options live with it
+
+    add_monitor_parser(sub)
     return parser
 
 
+#: The options the binary audit needs (argparse's own message when one is missing, as before issue 25).
+_BINARY_REQUIRED = (("--group", "group"), ("--y-true", "y_true"), ("--y-pred", "y_pred"))
+#: Options of the impact-ratio audit only.
+_IMPACT_ONLY = (("--scoring-rate", "scoring_rate"), ("--standard", "standard"), ("--sex", "sex"),
+                ("--race", "race"), ("--date", "date"), ("--min-share", "min_share"),
+                ("--missing-as-unknown", "missing_as_unknown"), ("--unknown", "unknown"))  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``fairstats`` command line; return the exit status (0 ok, 2 bad input).
+    """Run the ``fairstats`` command line; return the exit status (:data:`EXIT_OK` and the others).
 
     Parameters
     ----------
@@ -289,7 +390,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success (and for ``--help``), 2 for bad input, 1 when the output folder cannot be written,
-        130 after Ctrl-C (SIGINT), 143 after SIGTERM.
+        3 with ``--fail-on disparity`` when a verdict is ``disparity``, 130 after Ctrl-C (SIGINT), 143 after
+        SIGTERM. ``fairstats monitor`` uses the same codes (3: an alarm is raised;
+        :mod:`fairstats.auditing.monitor`).
     """
     parser = build_parser()
     try:
@@ -299,6 +402,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command == "monitor":
+        from fairstats.auditing.monitor import monitor_main
+
+        return monitor_main(args)
+    if not args.impact_ratios:
+        missing = [option for option, name in _BINARY_REQUIRED if getattr(args, name) is None]
+        if missing:
+            print(f"fairstats audit: error: the following arguments are required: {', '.join(missing)} "
+                  "(see 'fairstats audit --help')", file=sys.stderr)
+            return 2
     return _audit_main(args)
 
 
@@ -315,12 +428,22 @@ def _audit_main(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if args.task == "regression":  # issue 26: a continuous prediction
+            if args.impact_ratios or args.json or args.fail_on:
+                raise AuditError(
+                    "--impact-ratios, --json and --fail-on apply to decisions, not --task regression"
+                )
             from fairstats.auditing.regression import run_regression
 
             summary, warned = run_regression(args)
+            done = None
+        elif args.impact_ratios:
+            if args.json or args.fail_on:
+                raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")
+            summary, warned = _run_impact(args)
+            done = None
         else:
             options, path, counts, out = _options_iv(args)
-            summary, warned = _run(options, path, counts, out)
+            summary, warned, done = _run(options, path, counts, out)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted; {str(args.out)!r} was not changed", file=sys.stderr)
         return 130
@@ -337,11 +460,18 @@ def _audit_main(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
     for warning in warned:
         print(f"{prog}: warning: {visible(warning)}", file=sys.stderr)
-    print(summary)
-    return 0
+    if args.json:
+        import json
+
+        print(json.dumps(done.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print(summary)
+    if args.fail_on == "disparity" and done.has_disparity:
+        return EXIT_DISPARITY
+    return EXIT_OK
 
 
-def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[str, tuple[str, ...]]:
+def _run(options: AuditOptions, path: Path, counts: bool, out: Path):
     """``--out`` checked and the input read and checked (nothing written yet); then, in a work folder that
     replaces ``--out`` only when everything succeeded, the audit computed (:func:`fairstats.audit`'s code)
     and saved."""
@@ -358,7 +488,45 @@ def _run(options: AuditOptions, path: Path, counts: bool, out: Path) -> tuple[st
         return done["audit"].write_into(folder)
 
     notes = write_folder(out, (path,), compute_and_write, target=target)
-    return done["audit"].summary(out, notes=notes), started.warned
+    return done["audit"].summary(out, notes=notes), started.warned, done["audit"]
+
+
+def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
+    """``fairstats audit --impact-ratios``: options checked, ``--out`` checked, input read, impact ratios
+    computed and saved (:mod:`fairstats.auditing.impact`)."""
+    from fairstats.auditing.impact import ImpactOptions, read_impact_input, run_impact
+    from fairstats.auditing.inputs import Source
+    from fairstats.auditing.result import checked_out, write_folder
+
+    _audit_extra_iv()
+    if (args.predictions is None) == (args.counts is None):
+        raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
+    binary = (("--y-true", args.y_true), ("--y-score", args.y_score), ("--fold", args.fold),
+              ("--margin-ratio", args.margin_ratio), ("--decision-levels", args.decision_levels),
+              ("--outcome-levels", args.outcome_levels), ("--search", args.search))  # fmt: skip
+    for option, value in binary:
+        if value is not None:
+            raise AuditError(
+                f"{option} belongs to the outcome audit; --impact-ratios compares decisions only (run the "
+                "audit without --impact-ratios for the outcome tests)"
+            )
+    options = ImpactOptions(
+        groups=tuple(args.group or ()), decision=args.y_pred, favorable=args.favorable,
+        scoring=args.scoring_rate, standard=args.standard, sex=args.sex, race=args.race, date=args.date,
+        min_share=args.min_share, missing_as_unknown=args.missing_as_unknown,
+        unknown=tuple(args.unknown or ()), alpha=args.alpha,
+    )  # fmt: skip
+    path, out = Path(args.predictions if args.counts is None else args.counts), Path(args.out)
+    target = checked_out(out, (path,))
+    data = read_impact_input(path, options, counts=args.counts is not None)
+    done = {}
+
+    def compute_and_write(folder: Path) -> tuple[str, ...]:
+        done["audit"] = run_impact(data, options, Source.of_file(path, counts=args.counts is not None))
+        return done["audit"].write_into(folder)
+
+    write_folder(out, (path,), compute_and_write, target=target)
+    return done["audit"].summary(out), ()
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
@@ -406,6 +574,9 @@ def _multi_level_iv(args: argparse.Namespace) -> dict:
 def _options_iv(args: argparse.Namespace) -> tuple[AuditOptions, Path, bool, Path]:
     """The checked options, the input file, whether it is a table of counts, and ``--out``."""
     _audit_extra_iv()
+    for option, name in _IMPACT_ONLY:
+        if getattr(args, name) not in (None, False):
+            raise AuditError(f"{option} belongs to --impact-ratios")
     if (args.predictions is None) == (args.counts is None):
         raise AuditError("give either PREDICTIONS (one row per person) or --counts FILE, not both or neither")
     if args.counts is not None and (args.fold is not None or args.y_score is not None):
@@ -425,6 +596,11 @@ def _options_iv(args: argparse.Namespace) -> tuple[AuditOptions, Path, bool, Pat
         margin_ratio=args.margin_ratio,
         n_resamples=args.n_resamples,
         seed=args.seed,
+        reference=tuple(args.reference or ()),
+        comparisons=args.comparisons,
+        where=tuple(args.where or ()),
+        y_pred_positive=args.y_pred_positive or (),
+        y_pred_threshold=args.y_pred_threshold,
         **_multi_level_iv(args),
         **_search_options(args),
     )

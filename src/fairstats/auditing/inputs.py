@@ -55,8 +55,14 @@ def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq") or path.is_dir()
 
 
-def _keys(options: AuditOptions) -> list[str]:
-    return list(dict.fromkeys([*options.groups, *options.search, options.y_true, options.y_pred]))
+def _keys(options: AuditOptions, columns: Sequence[str] = ()) -> list[str]:
+    """The columns counted: the audit's, and those its ``--where`` predicates read (of ``columns``)."""
+    keys = [*options.groups, *options.search, options.y_true, options.y_pred]
+    if options.where:
+        from fairstats.auditing.rows import predicate_columns
+
+        keys += predicate_columns(options, [str(c) for c in columns])
+    return list(dict.fromkeys(keys))
 
 
 def read_counts_file(path: Path, options: AuditOptions) -> Counts:
@@ -68,7 +74,7 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
     table = read_predictions_file(path, text_columns=(*options.groups, *options.search))
     table.columns = [str(c) for c in table.columns]
     try:
-        return Counts.from_table(table, keys=_keys(options), where=repr(path.name))
+        return Counts.from_table(table, keys=_keys(options, table.columns), where=repr(path.name))
     except ValueError as err:
         raise AuditError(f"--counts: {one_line(err)}") from None
 
@@ -86,12 +92,14 @@ def read_input(
 ) -> tuple[pd.DataFrame, np.ndarray | None]:
     """The input as rows with the number of people each stands for (None: one person per row).
 
-    A table of counts, and parquet files or folders without ``--fold``/``--y-score``, are counted (their size
-    does not matter); CSV, and parquet with ``--fold``/``--y-score`` (whose tests need each person), are
-    read into memory."""
+    A table of counts, and parquet files or folders without ``--fold``/``--y-score``/``--where``, are counted
+    (their size does not matter); CSV, and parquet with ``--fold``/``--y-score`` (whose tests need each
+    person) or ``--where`` (whose columns may hold missing values), are read into memory."""
     if counts:
         table = read_counts_file(path, options)
-    elif is_parquet(path) and path.exists() and options.fold is None and options.y_score is None:
+    elif is_parquet(path) and path.exists() and options.fold is None and options.y_score is None and not (
+        options.where  # the predicates' columns may hold missing values: the rows are read (into memory)
+    ):
         table = _count_parquet(path, options)
     else:
         return read_predictions_file(path, text_columns=(*options.groups, *options.search)), None

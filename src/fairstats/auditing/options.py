@@ -148,6 +148,15 @@ class AuditOptions:
     search_depth: int = 2
     min_size: int = 30
     search_metrics: tuple[str, ...] = DEFAULT_SEARCH_METRICS
+    # comparisons (``--reference``, ``--comparisons``): every group against a named reference (the first of
+    # ``reference`` that is one of a grouping's groups; else its largest group), or every pair
+    reference: tuple[str, ...] = ()
+    comparisons: str = "reference"
+    # the input's rows and decision (``--where``, ``--y-pred-positive``, ``--y-pred-threshold``): SQL row
+    # filters applied in order, and the rule that turns ``y_pred`` into the yes/no decision
+    where: tuple[str, ...] = ()
+    y_pred_positive: tuple[str, ...] = ()
+    y_pred_threshold: float | None = None
 
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 - frozen: set once here
@@ -184,6 +193,49 @@ class AuditOptions:
             )
         self._levels_iv()
         self._search_iv()
+        self._rows_iv()
+
+    def _rows_iv(self) -> None:
+        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        reference = (self.reference,) if isinstance(self.reference, str) else tuple(self.reference or ())
+        put("reference", tuple(str(r) for r in reference))
+        if self.comparisons not in ("reference", "pairs"):
+            raise AuditError(f"--comparisons must be 'reference' or 'pairs', got {self.comparisons!r}")
+        if self.comparisons == "pairs" and self.reference:
+            raise AuditError("--reference names the group every other is compared with; --comparisons pairs "
+                             "compares every pair: give one of them")  # fmt: skip
+        where = (self.where,) if isinstance(self.where, str) else tuple(self.where or ())
+        if any(not isinstance(w, str) or not w.strip() for w in where):
+            raise AuditError(f"--where: an empty predicate in {list(where)!r}")
+        put("where", where)
+        positive = self.y_pred_positive
+        positive = tuple(p.strip() for p in positive.split(",")) if isinstance(positive, str) else positive
+        put("y_pred_positive", tuple(str(p) for p in positive or ()))
+        if self.y_pred_positive or self.y_pred_threshold is not None:
+            from fairstats._decision_rule import DecisionRule
+
+            try:
+                rule = DecisionRule.from_option(
+                    self.y_pred, positive=self.y_pred_positive or None, threshold=self.y_pred_threshold
+                )
+            except ValueError as err:
+                raise AuditError(str(err)) from None
+            put("y_pred_threshold", rule.threshold)
+            if self.decision_levels is not None:
+                raise AuditError(
+                    "--y-pred-positive/--y-pred-threshold make a two-level decision; --decision-levels "
+                    "audits the levels as they are: give one of them"
+                )
+
+    @property
+    def decision_rule(self):
+        """The :class:`fairstats._decision_rule.DecisionRule` of ``--y-pred-positive``/``--y-pred-threshold``,
+        or None (``y_pred`` is the decision as it is)."""
+        if not self.y_pred_positive and self.y_pred_threshold is None:
+            return None
+        from fairstats._decision_rule import DecisionRule
+
+        return DecisionRule(self.y_pred, positive=self.y_pred_positive, threshold=self.y_pred_threshold)
 
     def _levels_iv(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731

@@ -193,16 +193,27 @@ def _columns_iv(
     return data
 
 
-def _numeric_hint(values: pd.Series, option: str) -> str:
-    """For numbers with more than two values (a continuous prediction or a graded decision), the options that
-    audit them; never guessed from the data (issue 26)."""
-    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-    if not numeric:
-        return ""
-    if pd.unique(values).size <= 2:
-        return ""
-    return ("; numbers with more than two values: for a continuous prediction use --task regression, for "
-            "graded decisions --decision-levels L1,L2,...")
+def _levels_hint(text: np.ndarray, option: str) -> str | None:
+    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision; for a
+    numeric ``--y-true`` with more than two values, ``--task regression``."""
+    values = pd.unique(text)
+    if len(values) <= 2:
+        return None
+    numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    if option != "--y-pred":  # a numeric outcome with many values: a regression (issue 26), never guessed
+        return (f"it has {len(values)} values: for a continuous outcome and prediction use --task "
+                "regression") if numeric else None
+    shown = ",".join(sorted(map(str, values))[:4]) + (",..." if len(values) > 4 else "")
+    if numeric:
+        return (
+            f"it has {len(values)} values: if it is a continuous prediction, audit it with --task "
+            "regression; if it is a score, make the decision with --y-pred-threshold T (positive when >= T), "
+            f"or audit its levels with --decision-levels {shown}"
+        )
+    return (
+        f"it has {len(values)} levels: name those that count as the positive prediction with "
+        f"--y-pred-positive, or audit every level with --decision-levels {shown}"
+    )
 
 
 def prepare(
@@ -223,11 +234,12 @@ def prepare(
             bad = ~np.isin(text, ["0", "1"])
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
+                hint = _levels_hint(text, option)
                 raise AuditError(
                     f"{option}: column {column!r} has label {text[first]!r} "
                     f"(on {_where(data, first, source)}) "
-                    "outside the stated set {0, 1}; name the favourable label with --favorable"
-                    + _numeric_hint(data[column], option)
+                    "outside the stated set {0, 1}; "
+                    + (hint or "name the favourable label with --favorable")
                 )
         favorable = "1"
         if "1" not in found:
@@ -251,11 +263,13 @@ def prepare(
                 bad = ~np.isin(text, allowed)
                 if bad.any():
                     first = int(np.flatnonzero(bad)[0])
+                    hint = _levels_hint(text, option)
                     raise AuditError(
                         f"{option}: column {column!r} has label {text[first]!r} (on "
                         f"{_where(data, first, source)}) outside the stated set {allowed!r}: "
                         "the audit needs "
                         f"two labels, the favourable {favorable!r} and one other; found {found[:6]!r}"
+                        + (f"; {hint}" if hint else "")
                     )
     others = [v for v in found if v != favorable]
     other = (

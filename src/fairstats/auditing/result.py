@@ -66,6 +66,10 @@ class Audit:
         Notes on the input and the tests, as the report lists them.
     warnings : tuple of str
         Warnings about the input (:class:`GroupWhitespaceWarning`), printed by the CLI.
+    decision_rule : str or None
+        The rule that made the decision from ``y_pred`` (``y_pred_positive``, ``y_pred_threshold``), in words.
+    filters : tuple of (str, int)
+        Each ``where`` predicate, in order, with the number of people it removed.
     """
 
     options: AuditOptions
@@ -86,6 +90,8 @@ class Audit:
     warnings: tuple[str, ...]
     _notes_before: tuple[str, ...]  # notes that arose before the figures were drawn
     _notes_after: tuple[str, ...]  # and after (the subgroup search's warnings)
+    decision_rule: str | None = None  # --y-pred-positive / --y-pred-threshold, in words
+    filters: tuple[tuple[str, int], ...] = ()  # each --where predicate and the people it removed
     score_tests: pd.DataFrame | None = None  # --y-score with a binary outcome (issue 26): score_tests.csv
 
     @property
@@ -128,6 +134,71 @@ class Audit:
     @property
     def decision_levels(self) -> tuple[str, ...] | None:
         return self.options.decision_levels
+
+    @property
+    def has_disparity(self) -> bool:
+        """Whether any table holds the verdict ``disparity`` (what ``--fail-on disparity`` exits on)."""
+        return any(
+            "verdict" in frame.columns and bool((frame["verdict"].astype(str) == "disparity").any())
+            for frame in self.tables.values()
+        )
+
+    def to_dict(self) -> dict:
+        """A machine-readable summary (what ``fairstats audit --json`` prints): the input, the options that
+        matter, per grouping its groups, sizes, reference and equal confusion test, the verdict counts of
+        every table, and every comparison whose verdict is ``disparity``. Plain JSON values (NaN as None)."""
+        from fairstats._version import __version__
+
+        def plain(value):
+            if isinstance(value, float | np.floating):
+                return None if not np.isfinite(value) else float(value)
+            if isinstance(value, np.integer):
+                return int(value)
+            if isinstance(value, np.bool_):
+                return bool(value)
+            return value
+
+        def records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
+            cols = [c for c in columns if c in frame.columns]
+            return [{c: plain(v) for c, v in row.items()} for row in frame[cols].to_dict(orient="records")]
+
+        equal = {row["grouping"]: row for row in records(
+            self.equal_confusion, ["grouping", "statistic", "df", "pvalue", "cramers_v", "n", "verdict"])}
+        verdicts = {
+            name: {
+                str(k): int(v) for k, v in frame["verdict"].astype(str).value_counts().sort_index().items()
+            }
+            for name, frame in self.tables.items() if "verdict" in frame.columns
+        }  # fmt: skip
+        found = {
+            name: records(frame[frame["verdict"].astype(str) == "disparity"],
+                          ["grouping", "group", "reference", "test", "metric", "estimate", "ci_low",
+                           "ci_high", "pvalue", "pvalue_adj", "verdict"])
+            for name, frame in self.tables.items() if name != "equal_confusion" and "verdict" in frame.columns
+        }  # fmt: skip
+        return {
+            "fairstats": __version__,
+            "input": {"name": self.source.name, "kind": self.source.kind},
+            "n": int(self.n),
+            "decision_rule": self.decision_rule,
+            "filters": [{"where": w, "removed": int(k)} for w, k in self.filters],
+            "alpha": self.options.alpha,
+            "margin": self.options.margin_text,
+            "seed": self.options.seed,
+            "groupings": [
+                {
+                    "name": g.name,
+                    "groups": list(g.labels),
+                    "sizes": self.sizes.get(g.name, {}),
+                    "reference": self.references.get(g.name) or None,
+                    "equal_confusion": equal.get(g.name),
+                }
+                for g in self.groupings
+            ],
+            "verdicts": verdicts,
+            "disparities": {k: v for k, v in found.items() if v},
+            "has_disparity": self.has_disparity,
+        }
 
     def _repr_html_(self) -> str:
         from markupsafe import escape
@@ -250,6 +321,8 @@ class Started:
     weight: np.ndarray | None
     options: AuditOptions
     source: Source
+    filters: tuple[tuple[str, int], ...] = ()
+    decision_rule: str | None = None
 
     def finish(self) -> Audit:
         """Compute the tables (and the subgroup search) of the prepared input."""
@@ -306,6 +379,8 @@ class Started:
             warnings=self.warned,
             _notes_before=(*self.warned, *tables.notes, *tables.warned, *score_notes),
             _notes_after=after,
+            decision_rule=self.decision_rule,
+            filters=self.filters,
             score_tests=scores,
         )
 
@@ -313,7 +388,10 @@ class Started:
 def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Started:
     """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``."""
     from fairstats.auditing.prepare import prepare, prepare_levels
+    from fairstats.auditing.rows import select_rows
 
+    selected = select_rows(data, weight, options, source.name)
+    data, weight = selected.data, selected.weight
     levels = options.decision_levels is not None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -325,12 +403,21 @@ def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, 
 
         roles = {options.y_true: "--y-true", options.y_pred: "--y-pred"}
         search_iv(data, options.search, roles, source.name)
-    return Started(prep, warned, data, weight, options, source)
+    return Started(prep, warned, data, weight, options, source, selected.filters, selected.decision_rule)
 
 
 def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Audit:
     """The audit of checked ``options`` on rows ``data`` (``weight``: people per row, None: one each)."""
     return start(data, weight, options, source).finish()
+
+
+def _column_names(data: object) -> list[str]:
+    import narwhals.stable.v2 as nw
+
+    try:
+        return [str(c) for c in nw.from_native(data).columns]
+    except TypeError:
+        return []
 
 
 def audit(
@@ -355,6 +442,11 @@ def audit(
     search_depth: int = 2,
     min_size: int = 30,
     search_metrics: Sequence[str] | None = None,
+    reference: str | Sequence[str] = (),
+    comparisons: str = "reference",
+    where: str | Sequence[str] = (),
+    y_pred_positive: str | Sequence[str] = (),
+    y_pred_threshold: float | None = None,
 ) -> Audit:
     """Audit predictions for group disparities, in memory: what ``fairstats audit`` computes, as an object.
 
@@ -379,6 +471,18 @@ def audit(
         A decision with more than two levels (``--decision-levels``).
     search, search_depth, min_size, search_metrics : keyword-only
         The subgroup search (``--search``).
+    reference : str or list of str, keyword-only
+        The group every other group of a grouping is compared with: the first of these labels that is one
+        of its groups (default: each grouping's largest group). ``--reference``.
+    comparisons : {"reference", "pairs"}, keyword-only
+        ``"pairs"``: every pair of groups once, instead of every group against the reference.
+    where : str or list of str, keyword-only
+        SQL predicates over the input's columns; only rows for which all hold are audited, and the report
+        counts the people each removes (``--where``; :mod:`fairstats._where` says what a predicate may hold).
+    y_pred_positive, y_pred_threshold : keyword-only
+        Make the decision from ``y_pred``: these labels (a list, or ``"Medium,High"``) count as the positive
+        prediction, or a score at or above the threshold does (``--y-pred-positive``,
+        ``--y-pred-threshold``).
 
     Returns
     -------
@@ -406,6 +510,8 @@ def audit(
         outcome_levels=None if outcome_levels is None else tuple(outcome_levels), ordered=ordered,
         search=(search,) if isinstance(search, str) else tuple(search or ()), search_depth=search_depth,
         min_size=min_size, search_metrics=tuple(search_metrics or DEFAULT_SEARCH_METRICS),
+        reference=reference, comparisons=comparisons, where=where, y_pred_positive=y_pred_positive,
+        y_pred_threshold=y_pred_threshold,
     )  # fmt: skip
     per_person = options.y_score is not None or options.fold is not None
     if per_person and not isinstance(data, pd.DataFrame):
@@ -414,6 +520,11 @@ def audit(
             f"{type(data).__name__}"
         )
     keys = [*options.groups, *options.search, options.y_true, options.y_pred]
+    if options.where and not isinstance(data, pd.DataFrame):  # count the predicates' columns too
+        from fairstats.auditing.rows import predicate_columns
+
+        names = list(data.keys) if isinstance(data, Counts) else _column_names(data)
+        keys += [c for c in predicate_columns(options, names) if c not in keys]
     try:
         rows, weight = as_rows(data, keys, where="`data`")
     except (TypeError, ValueError) as err:

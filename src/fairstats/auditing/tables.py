@@ -154,7 +154,7 @@ class Tables:
     tests: pd.DataFrame
     groupings: tuple[Grouping, ...]  # with their groups' labels, in the tables' order
     results: dict[str, EqualConfusionResult]  # grouping name -> the equal confusion test
-    references: dict[str, str]  # grouping name -> the reference group (the largest)
+    references: dict[str, str]  # grouping name -> the reference group ("" with --comparisons pairs)
     sizes: dict[str, dict[str, int]]  # grouping name -> group -> people
     notes: tuple[str, ...]  # the tests' own notes, in the order they arose
     warned: tuple[str, ...]  # warnings caught while the tests ran (user_warnings)
@@ -235,14 +235,24 @@ def equal_confusion_rows(
 
 
 def _reference(prep: Prepared, test: GroupingTest) -> tuple[str, list[str], pd.Series, dict[str, int]]:
-    """The grouping's reference (its largest group), the other groups, each row's group label, the sizes."""
+    """The grouping's largest group, all its groups in order, each row's group label, the sizes."""
     rows = prep.data.table if isinstance(prep.data, Counts) else prep.checked
     labels = group_labels(rows, list(test.grouping.columns))
     observed = test.result.observed
     order = list(test.grouping.labels)
     sizes = pd.Series(observed.sum(axis=1).to_numpy(), index=order)
     biggest = max(order, key=lambda g: (int(sizes.get(g, 0)), -order.index(g)))
-    return biggest, [g for g in order if g != biggest], labels, {g: int(sizes.get(g, 0)) for g in order}
+    return biggest, order, labels, {g: int(sizes.get(g, 0)) for g in order}
+
+
+def comparisons(order: list[str], biggest: str, options: AuditOptions) -> list[tuple[str, list[str]]]:
+    """The comparisons of one grouping as ``(reference, groups compared with it)``: every group against the
+    first ``--reference`` label that is one of its groups (else the largest group), or with
+    ``--comparisons pairs`` every pair once (each group against every group after it, in order)."""
+    if options.comparisons == "pairs":
+        return [(r, order[i + 1 :]) for i, r in enumerate(order[:-1])]
+    reference = next((r for r in options.reference if r in order), biggest)
+    return [(reference, [g for g in order if g != reference])]
 
 
 @dataclass(frozen=True)
@@ -286,12 +296,21 @@ def _disparities(
 ) -> tuple[list[dict], list[str], str, dict[str, int]]:
     """One grouping's comparisons of each group with the reference: rows of ``tests.csv``, notes, the
     reference and the group sizes."""
-    name, group = test.grouping.name, test.grouping.group
-    reference, others, labels, sizes = _reference(prep, test)
+    biggest, order, labels, sizes = _reference(prep, test)
     found: list[dict] = []
     notes: list[str] = []
     y_score = prep.cols["score"] if options.y_score is not None else None
     tests = list(AUDIT_TESTS) + (list(SCORE_TESTS) if y_score else [])
+    planned = comparisons(order, biggest, options)
+    for reference, others in planned:
+        _compare_with(prep, test, options, bar, reference, others, labels, y_score, tests, found, notes)
+    return found, notes, planned[0][0] if options.comparisons != "pairs" else "", sizes
+
+
+def _compare_with(prep, test, options, bar, reference, others, labels, y_score, tests, found, notes) -> None:
+    """Each group of ``others`` against ``reference``: rows appended to ``found``, notes to ``notes``."""
+    name, group = test.grouping.name, test.grouping.group
+    stream = (name,) if options.comparisons != "pairs" else (name, reference)
     if options.fold is None:
         pair_of = _pairs(prep, group, reference, others, y_score, tests)
     for g in others:
@@ -305,7 +324,7 @@ def _disparities(
                 n_resamples=options.n_resamples,
                 confidence_level=0.95,
                 method="BCa",
-                rng=task_rng(options.seed, "bootstrap", name, g),
+                rng=task_rng(options.seed, "bootstrap", *stream, g),
                 warn=False,
                 margin=options.margin,
                 margin_ratio=options.margin_ratio,
@@ -449,7 +468,6 @@ def _disparities(
                     }
                 )
         bar.update(1)
-    return found, notes, reference, sizes
 
 
 def _equivalence_columns(row: dict) -> dict:
@@ -484,6 +502,15 @@ def finish_equal(rows: list[dict], alpha: float) -> pd.DataFrame:
     return equal[EQUAL_CONFUSION_COLUMNS + [c for c in equal.columns if c not in EQUAL_CONFUSION_COLUMNS]]
 
 
+def _reference_iv(options: AuditOptions, tested: list[GroupingTest]) -> None:
+    """Every ``--reference`` label is a group of some grouping (else one line naming the groups there are)."""
+    labels = {g for test in tested for g in test.grouping.labels}
+    for reference in options.reference:
+        if reference not in labels:
+            shown = ", ".join(repr(g) for g in sorted(labels)[:20])
+            raise AuditError(f"--reference {reference!r} is not a group of any grouping; the groups: {shown}")
+
+
 def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
     """The tables of a two-level audit: equal confusion tests, residuals and the outcome comparisons.
 
@@ -495,8 +522,10 @@ def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         tested = [_equal_confusion(prep, grouping, options) for grouping in prep.groupings]
+        _reference_iv(options, tested)
         notes = [note for test in tested for note in test.notes]
-        n_pairs = sum(len(test.result.observed) - 1 for test in tested)
+        k = [len(test.result.observed) for test in tested]
+        n_pairs = sum(n * (n - 1) // 2 if options.comparisons == "pairs" else n - 1 for n in k)
         from tqdm.auto import tqdm
 
         rows: list[dict] = []
