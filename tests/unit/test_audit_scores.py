@@ -61,6 +61,14 @@ def test_numeric_prediction_without_task_gets_the_hint(tmp_path, capsys):
     code = main(["audit", str(path), "--group", "g", "--y-true", "y", "--y-pred", "pred", "--out",
                  str(tmp_path / "o")])
     err = capsys.readouterr().err
+    assert code == 2 and "--y-true" in err and "--task regression" in err  # the outcome is checked first
+    assert not (tmp_path / "o").exists()
+    # a 0/1 outcome with a numeric prediction of many values: both ways of auditing it are named
+    frame = pd.read_csv(path).assign(y=lambda d: (d["y"] > 50).astype(int))
+    frame.to_csv(tmp_path / "binary.csv", index=False)
+    code = main(["audit", str(tmp_path / "binary.csv"), "--group", "g", "--y-true", "y", "--y-pred", "pred",
+                 "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
     assert code == 2 and "--task regression" in err and "--decision-levels" in err
     assert not (tmp_path / "o").exists()
     code = main(["audit", str(path), "--group", "g", "--y-true", "y", "--y-pred", "pred", "--task",
