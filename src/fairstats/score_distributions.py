@@ -131,7 +131,7 @@ def score_distribution_tests(
     y_score: str,
     pos_label: object = None,
     reference: object = None,
-    tests: Sequence[str] = SCORE_DISTRIBUTION_TESTS,
+    tests: Sequence[str] | None = None,
     alternative: str = "two-sided",
     alpha: float = 0.05,
     confidence_level: float = 0.95,
@@ -144,7 +144,8 @@ def score_distribution_tests(
     ----------
     data, group, y_true, y_score, pos_label, reference
         As :func:`fairstats.discrimination.auc_tests`.
-    tests : list of str, default all of :data:`SCORE_DISTRIBUTION_TESTS`
+    tests : list of str, optional
+        Default: all of :data:`SCORE_DISTRIBUTION_TESTS`.
         Which tests to run (Holm's family is what was run).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         About the group's scores against the reference's (``"greater"``: the group's tend to be higher; for
@@ -202,6 +203,8 @@ def score_distribution_tests(
     """
     alpha, confidence_level, margin, power = _tests_options_iv(alpha, confidence_level, margin, power,
                                                                alternative)
+    if tests is None:
+        tests = SCORE_DISTRIBUTION_TESTS
     if isinstance(tests, str):
         tests = [tests]
     unknown = [t for t in tests if t not in SCORE_DISTRIBUTION_TESTS]

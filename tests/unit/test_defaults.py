@@ -24,6 +24,11 @@ DIFFERENT_MEANINGS = {
 EXCEPTIONS = {
     ("confusion_table_from_codes", "group"): "a display name for integer codes, not a column to look up",
     ("verdict_table", "by"): "paper B's battery table (model, test) rows; leaves the library with issue 24",
+    ("recalibration_tests", "n_resamples"): "the ICI bootstrap refits a spline GLM per resample, group: 999",
+    ("score_tests", "n_resamples"): "passed to recalibration_tests (the ICI's bootstrap): 999",
+    ("roc_curves", "n_resamples"): "pointwise bands of a figure: 199",
+    ("calibration_curves", "n_resamples"): "pointwise bands of a figure, a spline GLM per resample: 199",
+    ("regression_tests", "margin"): "in the unit of the outcome, which the library cannot know: no default",
 }
 COLUMN_PARAMETERS = ("group", "y_true", "y_pred", "y_score", "fold")
 CONVENTIONS = {"alpha": 0.05, "favorable": 1, "n_resamples": 9999, "confidence_level": 0.95}
