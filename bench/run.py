@@ -50,6 +50,7 @@ BENCHMARKS: dict[str, str] = {
     "audit_scale": "bench_audit_scale.py",
     "subgroup_search": "bench_search.py",
     "monitor": "bench_monitor.py",
+    "score_scale": "bench_score_scale.py",
 }
 #: Comparisons the issue asks of a benchmark, as (word that must appear in a row's goal, row if missing).
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {
@@ -64,6 +65,9 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
     "monitor": [
         ("constant", "monitor: update of the last 100 vs the first 100 of 1,000 batches of 10,000",
          "<= 1.5x (constant cost per update)"),
+    ],
+    "score_scale": [
+        ("2x", "score audit from parquet: 10^7 rows vs 10^5 rows", "time per row <= 2x, peak RSS <= 2 GiB"),
     ],
 }
 

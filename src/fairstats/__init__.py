@@ -15,10 +15,11 @@ from fairstats._version import __version__  # noqa: F401, I001
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.bootstrap import BCaUndefinedWarning, CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
-from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
+from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
-from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence  # noqa: E501, F401, I001
+from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
+from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
 from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY, ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
@@ -28,8 +29,12 @@ from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSe
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
-from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t  # noqa: E501, F401, I001
+from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
+from fairstats.recalibration import RecalibrationResult, calibration_curves, recalibration_tests  # noqa: E501, F401, I001
+from fairstats.regression import REGRESSION_METRICS, BoundedLossResult, RegressionTestsResult, bounded_group_loss, regression_tests  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
+from fairstats.score_distributions import SCORE_DISTRIBUTION_TESTS, ScoreDistributionResult, score_distribution_tests  # noqa: E501, F401, I001
+from fairstats.score_tests import SCORE_TEST_COLUMNS, ScoreTestsResult, score_tests  # noqa: E501, F401, I001
 from fairstats.search import SEARCH_COLUMNS, SEARCH_METRICS, SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
@@ -58,6 +63,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "adjust_pvalues",
     "adjusted_residuals",
+    "auc_delong",
+    "auc_tests",
+    "AUCResult",
+    "AUCTestsResult",
     "audit",
     "Audit",
     "awareness_test",
@@ -66,6 +75,9 @@ __all__ = [
     "binary_cell_codes",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
+    "bounded_group_loss",
+    "BoundedLossResult",
+    "calibration_curves",
     "calibration_independence_test",
     "calibration_test",
     "CalibrationIndependenceResult",
@@ -121,6 +133,7 @@ __all__ = [
     "mde_cramers_v",
     "mde_rate_difference",
     "mde_t",
+    "mde_z",
     "METRIC_DEFINITIONS",
     "METRICS",
     "MONITOR_METRICS",
@@ -131,15 +144,27 @@ __all__ = [
     "Neighbours",
     "ordinal_shift_tests",
     "OrdinalAssociationResult",
-    "outcome_tests",
     "OUTCOME_TESTS",
+    "outcome_tests",
     "OutcomeTestsResult",
     "paired_table",
     "rate_confidence_sequence",
     "rate_difference_e_value",
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",
+    "recalibration_tests",
+    "RecalibrationResult",
+    "REGRESSION_METRICS",
+    "regression_tests",
+    "RegressionTestsResult",
+    "roc_curves",
     "score_bins",
+    "SCORE_DISTRIBUTION_TESTS",
+    "score_distribution_tests",
+    "SCORE_TEST_COLUMNS",
+    "score_tests",
+    "ScoreDistributionResult",
+    "ScoreTestsResult",
     "SEARCH_COLUMNS",
     "SEARCH_METRICS",
     "SingularCovarianceWarning",
@@ -157,4 +182,5 @@ __all__ = [
     "VERDICTS",
     "welch_equivalence",
     "well_calibration_test",
+    "z_equivalence",
 ]

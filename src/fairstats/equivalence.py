@@ -29,7 +29,7 @@ from scipy import stats
 
 from fairstats._memo import remembered
 from fairstats._validation import level_iv
-from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t
+from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -43,6 +43,7 @@ __all__ = [
     "rate_equivalence",
     "t_equivalence",
     "welch_equivalence",
+    "z_equivalence",
 ]
 
 #: Absolute margin for a difference of two rates (AIF360's "fair" range of its difference metrics, ±0.1).
@@ -126,6 +127,15 @@ def margin_iv(value: object, name: str = "margin") -> float:
         raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
     if not 0 < float(value) < 1:
         raise ValueError(f"`{name}` must be strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def positive_margin_iv(value: object, name: str = "margin") -> float:
+    """``value`` as a positive finite float (a margin on the scale of the outcome, e.g. of a residual)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
+        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
+    if not float(value) > 0:
+        raise ValueError(f"`{name}` must be positive, got {value!r}")
     return float(value)
 
 
@@ -565,3 +575,68 @@ def cramers_v_equivalence(
         lam = brentq(lambda x: stats.ncx2.cdf(chi2, df, x) - alpha, 0.0, hi, xtol=1e-10)
         upper = float(np.sqrt(lam / (n * (q - 1))))
     return _defined("cramers_v", v, 0.0, margin, float("nan"), p, (0.0, upper), alpha, mde, power, method)
+
+
+def z_equivalence(
+    estimate: float,
+    se: float,
+    *,
+    margin: float = DEFAULT_MARGIN,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
+    alternative: str = "two-sided",
+    method: str = "TOST on a normal (z) statistic",
+) -> EquivalenceResult:
+    r"""TOST for a difference with an asymptotically normal estimate: is it within ±``margin``?
+
+    Used for the difference of two AUCs (DeLong's variances, :func:`fairstats.discrimination.auc_tests`)
+    and the differences of error metrics between groups (:func:`fairstats.regression.regression_tests`).
+
+    Parameters
+    ----------
+    estimate : float
+        The difference.
+    se : float
+        Its standard error.
+    margin : float, default 0.1
+        Positive margin on the estimate's scale (not limited to 1: a residual lives on the outcome's scale).
+    alpha, power
+        As :func:`rate_equivalence`.
+    alternative : str, default "two-sided"
+        Of the difference test whose ``mde`` (:func:`fairstats.power.mde_z`) is reported.
+    method : str
+        Label stored in the result.
+
+    Returns
+    -------
+    EquivalenceResult
+
+    Notes
+    -----
+    .. math:: p_{low} = 1 - \Phi((\hat\delta + m)/se), \quad p_{high} = \Phi((\hat\delta - m)/se),
+              \quad p = \max(p_{low}, p_{high})
+
+    (Schuirmann 1987, with the normal in place of Student's t); the interval is
+    :math:`\hat\delta \pm z_{1-\alpha}\, se`. Hand-written (three lines of scipy's ``norm``) because
+    statsmodels' TOST functions take samples, not an estimate and its standard error.
+
+    Examples
+    --------
+    >>> r = z_equivalence(0.01, 0.02, margin=0.1)
+    >>> r.equivalent, round(r.ci_high, 4)
+    (True, 0.0429)
+    """
+    alpha = level_iv(alpha, "alpha")
+    power = level_iv(power, "power")
+    margin = positive_margin_iv(margin, "margin")
+    low, high = -margin, margin
+    mde = mde_z(se, alpha=alpha, power=power, alternative=alternative)
+    if not np.isfinite(estimate):
+        return _undefined("difference", estimate, low, high, alpha, mde, power, method, "estimate undefined")
+    if not (np.isfinite(se) and se > 0):
+        return _undefined("difference", estimate, low, high, alpha, mde, power, method, "no standard error")
+    p_low = float(stats.norm.sf((estimate - low) / se))
+    p_high = float(stats.norm.cdf((estimate - high) / se))
+    half = float(stats.norm.ppf(1 - alpha)) * se
+    ci = (estimate - half, estimate + half)
+    return _defined("difference", estimate, low, high, p_low, p_high, ci, alpha, mde, power, method)

@@ -14,7 +14,7 @@ import numpy as np
 from fairstats._memo import remembered
 from fairstats._validation import level_iv
 
-__all__ = ["DEFAULT_POWER", "mde_t", "mde_cramers_v", "mde_rate_difference"]
+__all__ = ["DEFAULT_POWER", "mde_t", "mde_cramers_v", "mde_rate_difference", "mde_z"]
 
 #: Power at which the minimum detectable disparity is computed (Cohen 1988, Sec. 2.4: 0.80 "as a convention").
 DEFAULT_POWER = 0.8
@@ -160,6 +160,50 @@ def mde_t(
     nobs = float(df) + 1.0
     effect = _detectable_effect("t", nobs, alpha, power, _SM_ALTERNATIVE[alternative], 0.0)
     return float(effect * np.sqrt(nobs) * se)
+
+
+def mde_z(
+    se: float,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
+    alternative: str = "two-sided",
+) -> float:
+    r"""Smallest difference a normal (z) test of ``estimate / se`` detects with ``power``.
+
+    Parameters
+    ----------
+    se : float
+        Standard error of the estimate (e.g. of a difference of two AUCs by DeLong's variances).
+    alpha, power, alternative
+        As :func:`mde_rate_difference`.
+
+    Returns
+    -------
+    float
+        :math:`\delta` on the estimate's scale; NaN when ``se`` is not a positive finite number.
+
+    Notes
+    -----
+    statsmodels' ``NormalIndPower().solve_power(nobs1=1, ratio=0)`` (the one-sample form) gives the
+    detectable non-centrality :math:`e` of a z statistic; the test of :math:`\hat\delta / se` has
+    non-centrality :math:`\delta / se`, hence :math:`\delta = e\, se` (for a two-sided test at 5 % and
+    80 % power, :math:`e \approx z_{0.975} + z_{0.8} = 2.80`).
+
+    References
+    ----------
+    J. Cohen, *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed., 1988, Ch. 12.
+
+    Examples
+    --------
+    >>> round(mde_z(0.01), 4)
+    0.028
+    """
+    alpha, power = _power_iv(alpha, power, alternative)
+    if not (np.isfinite(se) and se > 0):
+        return float("nan")
+    effect = _detectable_effect("normal_ind", 1.0, alpha, power, _SM_ALTERNATIVE[alternative], 0.0)
+    return float(effect * se)
 
 
 def mde_cramers_v(

@@ -22,8 +22,17 @@ DIFFERENT_MEANINGS = {
 }
 # (function, parameter): a default kept apart from the convention, and why.
 EXCEPTIONS = {
+    ("audit", "favorable"): "None: the label 1 when the labels are 0/1 (the convention), and a message "
+    "naming --favorable when they are text (the audit also reads labels such as 'yes'/'no')",
+    ("impact_ratios", "reference"): "LL144's comparison category ('max': the most selected), not the audit's "
+    "reference group; the rule names it so (issue 25)",
     ("confusion_table_from_codes", "group"): "a display name for integer codes, not a column to look up",
     ("verdict_table", "by"): "paper B's battery table (model, test) rows; leaves the library with issue 24",
+    ("recalibration_tests", "n_resamples"): "the ICI bootstrap refits a spline GLM per resample, group: 999",
+    ("score_tests", "n_resamples"): "passed to recalibration_tests (the ICI's bootstrap): 999",
+    ("roc_curves", "n_resamples"): "pointwise bands of a figure: 199",
+    ("calibration_curves", "n_resamples"): "pointwise bands of a figure, a spline GLM per resample: 199",
+    ("regression_tests", "margin"): "in the unit of the outcome, which the library cannot know: no default",
 }
 COLUMN_PARAMETERS = ("group", "y_true", "y_pred", "y_score", "fold")
 CONVENTIONS = {"alpha": 0.05, "favorable": 1, "n_resamples": 9999, "confidence_level": 0.95}

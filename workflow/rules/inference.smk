@@ -175,8 +175,60 @@ rule render_beyond_the_papers:
 
 
 # Final files of this stage (appended to all_targets in common.smk).
+rule test_scores_compas:
+    # issue 26: COMPAS' decile score (1-10) by sex, race and sex x race: AUC (DeLong), score distributions per
+    # outcome class; no calibration (the deciles are not probabilities)
+    input:
+        data=rules.filter_compas.output.data,
+    output:
+        tests=f"{INFERENCE}/compas/{{filter}}/tables/score_tests.csv",
+        tests_md=f"{INFERENCE}/compas/{{filter}}/tables/score_tests.md",
+    params:
+        title="COMPAS decile score (predicts two-year recidivism)",
+        groupings=config["compas"]["groupings"],
+        alpha=config["inference"]["alpha"],
+        confidence_level=config["inference"]["confidence_level"],
+        margin=config["inference"]["margin"],
+        n_resamples=config["inference"]["score_n_resamples"],
+        seed=config["seed"],
+    log:
+        f"{RESULTS}/logs/inference/test_scores_compas_{{filter}}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/score_tests.py"
+
+
+rule test_scores_nij:
+    # issue 26: paper B's predicted probabilities (out-of-fold, each model) by race: AUC, logistic
+    # recalibration and ICI, score distributions per outcome class (Tables XII-XV's subject, with sound tests)
+    input:
+        data=NIJ_PREDICTIONS,
+    output:
+        tests=f"{INFERENCE}/nij/{{preset}}/tables/score_tests.csv",
+        tests_md=f"{INFERENCE}/nij/{{preset}}/tables/score_tests.md",
+        calibration=f"{INFERENCE}/nij/{{preset}}/tables/score_calibration.csv",
+        calibration_md=f"{INFERENCE}/nij/{{preset}}/tables/score_calibration.md",
+    params:
+        title="Paper B's predicted probabilities of recidivism (out-of-fold, per model)",
+        groupings={"race": ["race"]},
+        alpha=config["inference"]["alpha"],
+        confidence_level=config["inference"]["confidence_level"],
+        margin=config["inference"]["margin"],
+        n_resamples=config["inference"]["score_n_resamples"],
+        seed=config["seed"],
+    log:
+        f"{RESULTS}/logs/inference/test_scores_nij_{{preset}}.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/score_tests.py"
+
+
 inference_targets = lambda: (
     expand(rules.test_compas_outcomes.output, filter=config["compas"]["filters"])
+    + expand(rules.test_scores_compas.output, filter=config["compas"]["filters"])
+    + expand(rules.test_scores_nij.output, preset=INFERENCE_NIJ_PRESETS)
     + expand(rules.audit_nij_predictions.output, preset=INFERENCE_NIJ_PRESETS)
     + expand(rules.adjust_battery.output, source=INFERENCE_SOURCES)
     + expand(rules.three_way_battery.output, source=INFERENCE_SOURCES)

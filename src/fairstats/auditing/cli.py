@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 import shlex
 import signal
 import sys
@@ -78,6 +79,17 @@ _seed = _argument(opt.check_seed)
 _depth = _argument(opt.check_depth)
 _min_size = _argument(opt.check_min_size)
 _search_metric = _argument(opt.check_search_metric)
+
+
+def _positive_float(text: str) -> float:
+    """A positive finite number (the regression margin, in the unit of the outcome)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive finite number")
+    return value
 
 
 _AUDIT_DESCRIPTION = """\
@@ -208,6 +220,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="M",
         help="equivalence margin: a difference of two rates (or mean scores) within +-M counts as negligible "
         f"(default: {DEFAULT_MARGIN:g}, AIF360's 'fair' range of its difference metrics)",
+    )
+    audit.add_argument(
+        "--task",
+        choices=("decisions", "regression"),
+        default="decisions",
+        help="what --y-pred holds: decisions (two labels, or levels with --decision-levels; the default) or "
+        "a continuous prediction (regression: per-group mean residual, MAE, RMSE; regression_tests.csv)",
+    )
+    audit.add_argument(
+        "--regression-margin",
+        type=_positive_float,
+        default=None,
+        metavar="M",
+        help="with --task regression: equivalence margin of every error metric's difference, in the unit of "
+        "--y-true (default: none, no equivalence tests)",
     )
     audit.add_argument(
         "--margin-ratio",
@@ -428,7 +455,16 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = {s: signal.signal(s, _on_signal) for s in ENDING_SIGNALS}
     try:
-        if args.impact_ratios:
+        if args.task == "regression":  # issue 26: a continuous prediction
+            if args.impact_ratios or args.json or args.fail_on:
+                raise AuditError(
+                    "--impact-ratios, --json and --fail-on apply to decisions, not --task regression"
+                )
+            from fairstats.auditing.regression import run_regression
+
+            summary, warned = run_regression(args)
+            done = None
+        elif args.impact_ratios:
             if args.json or args.fail_on:
                 raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")
             summary, warned = _run_impact(args)

@@ -199,17 +199,21 @@ def _columns_iv(
 
 
 def _levels_hint(text: np.ndarray, option: str) -> str | None:
-    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision."""
+    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision; for a
+    numeric ``--y-true`` with more than two values, ``--task regression``."""
     values = pd.unique(text)
-    if option != "--y-pred" or len(values) <= 2:
+    if len(values) <= 2:
         return None
     numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    if option != "--y-pred":  # a numeric outcome with many values: a regression (issue 26), never guessed
+        return (f"it has {len(values)} values: for a continuous outcome and prediction use --task "
+                "regression") if numeric else None
     shown = ",".join(sorted(map(str, values))[:4]) + (",..." if len(values) > 4 else "")
     if numeric:
         return (
-            f"it has {len(values)} values: if it is a score, make the decision with --y-pred-threshold T "
-            "(positive when >= T), or audit its levels with --decision-levels "
-            f"{shown}"
+            f"it has {len(values)} values: if it is a continuous prediction, audit it with --task "
+            "regression; if it is a score, make the decision with --y-pred-threshold T (positive when >= T), "
+            f"or audit its levels with --decision-levels {shown}"
         )
     return (
         f"it has {len(values)} levels: name those that count as the positive prediction with "

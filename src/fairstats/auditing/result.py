@@ -99,6 +99,7 @@ class Audit:
     decision_rule: str | None = None
     filters: tuple[tuple[str, int], ...] = ()
     command: str | None = None
+    score_tests: pd.DataFrame | None = None  # --y-score with a binary outcome (issue 26): score_tests.csv
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -114,6 +115,8 @@ class Audit:
                 out["ordinal_tests"] = self.ordinal_tests
             return out
         out = {"equal_confusion": self.equal_confusion, "residuals": self.residuals, "tests": self.tests}
+        if self.score_tests is not None:
+            out["score_tests"] = self.score_tests
         if self.search is not None:
             out.update(self.search.tables)
         return out
@@ -349,6 +352,11 @@ class Started:
             context = None
         search = None
         after: tuple[str, ...] = ()
+        scores, score_notes = None, ()
+        if options.y_score is not None and options.decision_levels is None:  # issue 26
+            from fairstats.auditing.scores import score_table
+
+            scores, score_notes = score_table(prep, options)
         if options.search:  # subgroup search (fairstats.auditing.search)
             from fairstats.auditing.search import run_search
 
@@ -380,10 +388,11 @@ class Started:
             level_context=context,
             search=search,
             warnings=self.warned,
-            _notes_before=(*self.warned, *tables.notes, *tables.warned),
+            _notes_before=(*self.warned, *tables.notes, *tables.warned, *score_notes),
             _notes_after=after,
             decision_rule=self.decision_rule,
             filters=self.filters,
+            score_tests=scores,
         )
 
 
@@ -452,7 +461,7 @@ def audit(
     search_depth: int = 2,
     min_size: int = 30,
     search_metrics: Sequence[str] | None = None,
-    reference: str | Sequence[str] = (),
+    reference: str | Sequence[str] | None = None,
     comparisons: str = "reference",
     where: str | Sequence[str] = (),
     y_pred_positive: str | Sequence[str] = (),

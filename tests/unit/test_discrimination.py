@@ -1,0 +1,288 @@
+"""AUC per group with DeLong's variance and the z test of AUC differences (fairstats.discrimination)."""
+
+import warnings
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+from fairstats import (
+    SCORE_TEST_COLUMNS,
+    Counts,
+    UndefinedTestWarning,
+    auc_delong,
+    auc_tests,
+    mde_z,
+    roc_curves,
+    score_tests,
+)
+
+
+def binormal(rng, n, *, prevalence, shift, scale=1.0, group="a", decimals=None):
+    """``n`` people of one group: outcome with ``prevalence``, score N(shift * y, scale) * scale; the AUC is
+    Phi(shift / sqrt(2)) whatever the scale and the prevalence."""
+    y = (rng.random(n) < prevalence).astype(int)
+    s = scale * rng.normal(loc=shift * y)
+    if decimals is not None:
+        s = np.round(s, decimals)
+    return pd.DataFrame({"g": group, "y": y, "s": s})
+
+
+def two_samples(rng, n, *, shift_b=1.0, decimals=2):
+    """(y_a, s_a, y_b, s_b): the null of equal AUCs (``shift_b`` = 1) with unequal prevalences (0.3, 0.5) and
+    score scales (1, 2)."""
+    ya, yb = (rng.random(n) < 0.3).astype(int), (rng.random(n) < 0.5).astype(int)
+    sa, sb = rng.normal(loc=ya), 2.0 * rng.normal(loc=shift_b * yb)
+    return ya, np.round(sa, decimals), yb, np.round(sb, decimals)
+
+
+def two_groups(rng, n, *, shift_b=1.0, decimals=2):
+    ya, sa, yb, sb = two_samples(rng, n, shift_b=shift_b, decimals=decimals)
+    return pd.DataFrame({"g": np.repeat(["a", "b"], n), "y": np.r_[ya, yb], "s": np.r_[sa, sb]})
+
+
+def test_auc_equals_sklearn_with_ties():
+    rng = np.random.default_rng(1)
+    df = binormal(rng, 500, prevalence=0.4, shift=0.7, decimals=1)
+    assert auc_delong(df["y"], df["s"]).auc == pytest.approx(roc_auc_score(df["y"], df["s"]), abs=1e-14)
+
+
+def test_delong_variance_equals_the_placement_formula_written_out():
+    # DeLong et al. 1988, Eqs. 3-5 by brute force over all pairs
+    rng = np.random.default_rng(2)
+    df = binormal(rng, 80, prevalence=0.5, shift=0.8, decimals=1)
+    x, y = df.loc[df.y == 1, "s"].to_numpy(), df.loc[df.y == 0, "s"].to_numpy()
+    psi = (x[:, None] > y[None, :]) + 0.5 * (x[:, None] == y[None, :])
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    var = v10.var(ddof=1) / x.size + v01.var(ddof=1) / y.size
+    r = auc_delong(df["y"], df["s"])
+    assert r.auc == pytest.approx(psi.mean(), abs=1e-14)
+    assert r.variance == pytest.approx(var, rel=1e-12)
+
+
+def test_counts_duckdb_and_pandas_give_the_same_table():
+    rng = np.random.default_rng(3)
+    df = two_groups(rng, 300)
+    expected = auc_tests(df, group="g", y_true="y", y_score="s").comparisons
+    counts = Counts.from_frame(df, columns=["g", "y", "s"])
+    relation = duckdb.connect().from_df(df)
+    for data in (counts, relation):
+        got = auc_tests(data, group="g", y_true="y", y_score="s").comparisons
+        pd.testing.assert_frame_equal(got, expected)
+
+
+def test_reference_swap_flips_the_sign_and_keeps_the_two_sided_p():
+    rng = np.random.default_rng(4)
+    df = two_groups(rng, 300, shift_b=1.5)
+    ab = auc_tests(df, group="g", y_true="y", y_score="s", reference="a").comparisons.iloc[0]
+    ba = auc_tests(df, group="g", y_true="y", y_score="s", reference="b").comparisons.iloc[0]
+    assert ab["estimate"] == pytest.approx(-ba["estimate"])
+    assert ab["pvalue"] == pytest.approx(ba["pvalue"])
+    assert (ab["ci_low"], ab["ci_high"]) == pytest.approx((-ba["ci_high"], -ba["ci_low"]))
+
+
+def test_row_order_and_the_mde_of_the_reported_se():
+    rng = np.random.default_rng(5)
+    df = two_groups(rng, 200)
+    a = auc_tests(df, group="g", y_true="y", y_score="s").comparisons
+    b = auc_tests(df.sample(frac=1, random_state=1), group="g", y_true="y", y_score="s").comparisons
+    pd.testing.assert_frame_equal(a, b)
+    assert a.loc[0, "mde"] == pytest.approx(mde_z(a.loc[0, "se"]))
+    assert a.loc[0, "metric"] == "auc" and a.loc[0, "reference"] == "a"  # ties in size: the first group
+
+
+def test_three_groups_holm_and_a_planted_difference():
+    rng = np.random.default_rng(6)
+    df = pd.concat([binormal(rng, 800, prevalence=0.4, shift=1.2, group="a"),
+                    binormal(rng, 600, prevalence=0.4, shift=1.2, group="b"),
+                    binormal(rng, 600, prevalence=0.4, shift=0.2, group="c")], ignore_index=True)
+    t = auc_tests(df, group="g", y_true="y", y_score="s").comparisons.set_index("group")
+    assert t.loc["c", "verdict"] == "disparity" and t.loc["c", "estimate"] < -0.2
+    assert t.loc["b", "verdict"] != "disparity"
+    assert (t["pvalue_adj"] >= t["pvalue"]).all()
+
+
+def test_undefined_when_a_group_has_one_outcome_only():
+    df = pd.DataFrame({"g": ["a"] * 6 + ["b"] * 4, "y": [0, 1] * 3 + [1] * 4,
+                       "s": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.5, 0.4, 0.2, 0.6]})
+    with pytest.warns(UndefinedTestWarning, match="fewer than 2 positives or 2 negatives"):
+        t = auc_tests(df, group="g", y_true="y", y_score="s").comparisons
+    assert np.isnan(t.loc[0, "pvalue"]) and t.loc[0, "verdict"] == "undefined"
+    assert "fewer than 2" in t.loc[0, "verdict_note"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.assign(y=d["y"] + 1), "has value 2"),
+        (lambda d: d.assign(y=d.index % 3), "must be binary, found 3 distinct values"),
+        (lambda d: d.assign(s=np.where(d.index == 3, np.inf, d["s"])), "not finite, inf"),
+        (lambda d: d.assign(s=d["s"].astype(str)), "must hold numbers"),
+        (lambda d: d.assign(s=np.where(d.index == 2, np.nan, d["s"])), "'s' has 1 missing value"),
+        (lambda d: d.assign(g="a"), "has 1 group"),
+    ],
+)
+def test_bad_input_is_refused_with_the_column_and_value(change, message):
+    rng = np.random.default_rng(7)
+    df = change(two_groups(rng, 20))
+    with pytest.raises(ValueError, match=message):
+        auc_tests(df, group="g", y_true="y", y_score="s")
+
+
+def test_bad_options_are_refused():
+    df = two_groups(np.random.default_rng(8), 20)
+    with pytest.raises(ValueError, match="`reference`: group 'x' does not occur"):
+        auc_tests(df, group="g", y_true="y", y_score="s", reference="x")
+    with pytest.raises(ValueError, match="`margin` must be positive"):
+        auc_tests(df, group="g", y_true="y", y_score="s", margin=0)
+    with pytest.raises(ValueError, match="`alternative`"):
+        auc_tests(df, group="g", y_true="y", y_score="s", alternative="bigger")
+
+
+@pytest.fixture
+def no_gc_in_holm(monkeypatch):
+    """statsmodels' Holm (``multipletests``) calls ``gc.collect()`` on every call, 0.3 s in a test process
+    with scikit-learn loaded; the simulations switch that off (it changes no number)."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+
+
+def rejection_rate(rng, n, reps, *, shift_b=1.0, alpha=0.05, full=True):
+    """Share of ``reps`` data sets whose AUC difference test rejects at ``alpha``: through ``auc_tests``
+    (``full``), or through ``auc_delong`` per group and the z of the two (what ``auc_tests`` computes,
+    checked by ``test_auc_tests_z_is_the_delong_z``; 50 times cheaper, for the quick suite)."""
+    p = np.empty(reps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no test may be undefined in these designs
+        for i in range(reps):
+            if full:
+                df = two_groups(rng, n, shift_b=shift_b, decimals=3)
+                p[i] = auc_tests(df, group="g", y_true="y", y_score="s").comparisons.loc[0, "pvalue"]
+            else:
+                ya, sa, yb, sb = two_samples(rng, n, shift_b=shift_b, decimals=3)
+                a, b = auc_delong(ya, sa), auc_delong(yb, sb)
+                p[i] = 2 * stats.norm.sf(abs(b.auc - a.auc) / np.sqrt(a.variance + b.variance))
+    return float(np.mean(p < alpha))
+
+
+def test_auc_tests_z_is_the_delong_z():
+    df = two_groups(np.random.default_rng(9), 200, shift_b=0.7)
+    a, b = (auc_delong(d["y"], d["s"]) for _, d in df.groupby("g"))
+    row = auc_tests(df, group="g", y_true="y", y_score="s", reference="a").comparisons.iloc[0]
+    z = (b.auc - a.auc) / np.sqrt(a.variance + b.variance)
+    assert row["statistic"] == pytest.approx(z, rel=1e-12)
+    assert row["pvalue"] == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
+    half = stats.norm.ppf(0.975) * np.sqrt(a.variance + b.variance)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((b.auc - a.auc - half, b.auc - a.auc + half))
+
+
+def test_size_quick_n200():
+    """1000 null data sets of 200 + 200 people (equal AUCs, unequal prevalences and score scales): the
+    rejection rate at 5 % within 3 Monte-Carlo standard errors (3 sqrt(.05 * .95 / 1000) = 0.021) of 0.05."""
+    rate = rejection_rate(np.random.default_rng(26), 200, 1000, full=False)
+    assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 1000), rate
+
+
+def test_power_quick_against_a_planted_difference():
+    """AUC 0.76 against 0.64 (shift 1 against 0.5) with 200 + 200 people: the z test's power by the normal
+    approximation is about 0.7; 300 data sets reject at least 60 % of the time."""
+    rate = rejection_rate(np.random.default_rng(27), 200, 300, shift_b=0.5, full=False)
+    assert rate >= 0.6, rate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n, reps", [(200, 4000), (20_000, 1000)])
+def test_size_slow(n, reps):
+    """Null rejection rate within 3 Monte-Carlo standard errors of 0.05 at n people per group (through
+    ``auc_delong`` per group, as the quick test)."""
+    rate = rejection_rate(np.random.default_rng(n), n, reps, full=False)
+    assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / reps), rate
+
+
+@pytest.mark.slow
+def test_size_slow_through_auc_tests(no_gc_in_holm):
+    """The same null through the whole ``auc_tests`` (counting, table, verdicts), 600 data sets of 200 + 200
+    (3 Monte-Carlo standard errors: 0.027)."""
+    rate = rejection_rate(np.random.default_rng(260), 200, 600)
+    assert abs(rate - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 600), rate
+
+
+@pytest.mark.slow
+def test_power_at_the_reported_mde_is_the_nominal_power():
+    """Plant a difference of AUCs equal to the MDE the test reports for the design (200 + 200 people):
+    2000 data sets reject about 80 % of the time (3 Monte-Carlo standard errors: +- 0.027). The MDE depends
+    on the se at the alternative (a lower AUC has a larger variance; the null design's se gave 0.72), so
+    it is found by three fixed-point steps on 20,000 + 20,000 people, the se scaled by sqrt(100)."""
+    rng = np.random.default_rng(2611)
+    shift_b = 1.0
+    for _ in range(3):
+        design = two_groups(rng, 20_000, shift_b=shift_b)
+        se = auc_tests(design, group="g", y_true="y", y_score="s").comparisons.loc[0, "se"]
+        mde = mde_z(se * np.sqrt(20_000 / 200))
+        shift_b = np.sqrt(2) * stats.norm.ppf(stats.norm.cdf(1 / np.sqrt(2)) - mde)  # AUC(b) = AUC(a) - mde
+    rate = rejection_rate(rng, 200, 2000, shift_b=shift_b, full=False)
+    assert abs(rate - 0.8) < 3 * np.sqrt(0.8 * 0.2 / 2000), rate
+
+
+def test_roc_curves_integrate_to_the_auc_and_bands_hold_the_curve():
+    df = two_groups(np.random.default_rng(10), 300)
+    curves = roc_curves(df, group="g", y_true="y", y_score="s", grid=2001, n_resamples=99, rng=1)
+    for g, c in curves.groupby("group"):
+        assert c["tpr"].iloc[-1] == 1 and c["tpr"].is_monotonic_increasing
+        d = df[df.g == g]
+        # the grid's trapezoids approach the area of the empirical curve, the midrank AUC
+        assert np.trapezoid(c["tpr"], c["fpr"]) == pytest.approx(auc_delong(d["y"], d["s"]).auc, abs=2e-3)
+        assert (c["band_low"] <= c["tpr"] + 1e-12).all() and (c["tpr"] <= c["band_high"] + 1e-12).all()
+
+
+def test_score_tests_one_holm_family_over_all_the_rows():
+    rng = np.random.default_rng(11)
+    p = rng.uniform(0.05, 0.95, 3000)
+    df = pd.DataFrame({"g": np.repeat(["a", "b", "c"], 1000), "p": p.round(3),
+                       "y": (rng.random(3000) < p).astype(int)})
+    df.loc[df.g == "c", "p"] = (df.loc[df.g == "c", "p"] ** 1.5).round(3)
+    res = score_tests(df, group="g", y_true="y", y_score="p", n_resamples=0)
+    t = res.table
+    assert list(t.columns) == list(SCORE_TEST_COLUMNS)
+    assert t.groupby("group")["metric"].apply(list).to_dict()["b"] == [
+        "auc", "calibration", "ks_positive", "mann_whitney_positive", "mean_score_positive", "ks_negative",
+        "mann_whitney_negative", "mean_score_negative"]
+    m = int(t["pvalue"].notna().sum())
+    assert t["pvalue_adj"].min() == pytest.approx(min(1.0, m * t["pvalue"].min()))
+    flagged = set(t.loc[t.verdict == "disparity", "group"])
+    assert flagged == {"c"}
+    # the same rows as the families' own tables
+    auc = t[t.metric == "auc"].reset_index(drop=True)
+    assert auc["estimate"].tolist() == res.auc.comparisons["estimate"].tolist()
+    # scores outside [0, 1]: no calibration rows
+    deciles = df.assign(p=np.ceil(df["p"] * 10))
+    assert "calibration" not in set(score_tests(deciles, group="g", y_true="y", y_score="p").table["metric"])
+
+
+def test_intersectional_groups_are_labelled_as_everywhere_in_the_library():
+    rng = np.random.default_rng(12)
+    df = two_groups(rng, 400).assign(sex=lambda d: np.where(d.index % 2 == 0, "F", "M"))
+    res = auc_tests(df, group=["g", "sex"], y_true="y", y_score="s")
+    assert res.groups["group"].tolist() == ["a - F", "a - M", "b - F", "b - M"]
+    assert res.groups.loc[0, "grouping"] == "g x sex"
+    one = df[(df.g == "a") & (df.sex == "F")]
+    assert res.groups.loc[0, "auc"] == pytest.approx(auc_delong(one["y"], one["s"]).auc)
+
+
+def test_pos_label_names_the_outcome_the_score_predicts():
+    df = two_groups(np.random.default_rng(13), 200)
+    text = df.assign(y=np.where(df["y"] == 1, "recid", "no"))
+    a = auc_tests(df, group="g", y_true="y", y_score="s").groups
+    b = auc_tests(text, group="g", y_true="y", y_score="s", pos_label="recid").groups
+    pd.testing.assert_frame_equal(a, b)
+    # the other class as the predicted one: 1 - AUC
+    c = auc_tests(df, group="g", y_true="y", y_score="s", pos_label=0).groups
+    assert c["auc"].to_numpy() == pytest.approx(1 - a["auc"].to_numpy())
+    with pytest.raises(ValueError, match=r"has values \['no', 'recid'\]; `pos_label` 'yes' is not one"):
+        auc_tests(text, group="g", y_true="y", y_score="s", pos_label="yes")
+    with pytest.raises(ValueError, match=r"has value 'no'; expected 0/1 labels, or name the outcome"):
+        auc_tests(text, group="g", y_true="y", y_score="s")
