@@ -143,7 +143,8 @@ def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = ()) -> Path:
 _WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?P<kind>work|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (signal 0; one owned by another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -198,7 +199,7 @@ def _clean_leftovers(target: Path) -> None:
         if not match or match["name"] != stem or path.is_symlink() or not path.is_dir():
             continue
         pid = int(match["pid"])
-        if pid == os.getpid() or _alive(pid):
+        if pid == os.getpid() or process_alive(pid):
             continue
         with contextlib.suppress(OSError):
             if _ours(path, target, match["kind"], pid):

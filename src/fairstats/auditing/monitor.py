@@ -55,6 +55,7 @@ from fairstats.auditing.folder import (
     check_out_folder,
     discard,
     new_work_folder,
+    process_alive,
     swap_into_place,
 )
 from fairstats.monitor import MONITOR_METRICS, FairnessMonitor, MonitorStatus
@@ -210,19 +211,9 @@ def _recover(target: Path) -> None:
     pattern = re.compile(rf"^\.{re.escape(target.name)}\.fairstats-old-(?P<pid>\d+)-[A-Za-z0-9_]+$")
     for path in sorted(target.parent.iterdir()):
         match = pattern.match(path.name)
-        if match and path.is_dir() and (path / MANIFEST).is_file() and not _alive(int(match["pid"])):
+        if match and path.is_dir() and (path / MANIFEST).is_file() and not process_alive(int(match["pid"])):
             os.replace(path, target)
             return
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _load(target: Path, options: MonitorOptions) -> tuple[FairnessMonitor, list[list[str]]]:
