@@ -37,6 +37,7 @@ __all__ = [
     "OutFolderError",
     "check_out_folder",
     "new_work_folder",
+    "process_alive",
     "swap_into_place",
 ]
 
