@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fairstats.metrics import UndefinedMetricWarning, confusion_counts, group_metrics
 
 # The NIJ paper's columns and convention (favourable = 0, no recidivism), passed explicitly: the library's
-# defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.md).
+# defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.rst).
 NIJ = dict(group="race", y_true="y_true", y_pred="y_pred", fold="fold", by=("model",), favorable=0)
 
 

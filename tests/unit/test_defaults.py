@@ -1,6 +1,6 @@
 """One set of defaults: a parameter that several public functions share has one default everywhere.
 
-The library's conventions (docs/defaults.md): ``alpha=0.05``, ``favorable=1``, ``n_resamples=9999``,
+The library's conventions (docs/defaults.rst): ``alpha=0.05``, ``favorable=1``, ``n_resamples=9999``,
 ``confidence_level=0.95``, no strata (``by=None``, ``fold=None``) and no default column names: ``group``,
 ``y_true``, ``y_pred`` are always named by the caller (the papers' columns are passed by the compendium). This
 test walks ``fairstats.__all__`` and fails naming the parameter and the functions that disagree.

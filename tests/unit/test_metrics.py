@@ -15,7 +15,7 @@ from fairstats.metrics import (
 )
 
 # The NIJ paper's columns and convention (favourable = 0, no recidivism), passed explicitly: the library's
-# defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.md).
+# defaults are favorable=1 and no fold or model strata (one set of defaults, docs/defaults.rst).
 NIJ = dict(group="race", y_true="y_true", y_pred="y_pred", fold="fold", by=("model",), favorable=0)
 
 
