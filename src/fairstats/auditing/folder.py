@@ -182,8 +182,9 @@ def _ours(path: Path, target: Path, kind: str, pid: int) -> bool:
     """Did a run of this tool for ``target`` create ``path`` (recorded, see the module)?"""
     if kind == "work":
         record = _marker(path)
-        if record is None:
-            return not any(path.iterdir())  # made by mkdtemp, killed before its marker: empty
+        if record is None:  # made by mkdtemp, killed before its marker was in place: empty, or the marker
+            # still under its temporary name (written whole, then renamed: never a torn marker)
+            return {p.name for p in path.iterdir()} <= {WORK_MARKER + ".tmp"}
         return record.get("fairstats-work") == str(target) and record.get("pid") == pid
     return _manifest(path) is not None and _foreign(path) is None  # an earlier audit, as it wrote it
 
@@ -218,7 +219,8 @@ def new_work_folder(target: Path) -> Path:
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{_stem(target)}.fairstats-work-{os.getpid()}-"))
     record = {"fairstats-work": str(target), "pid": os.getpid()}
-    (tmp / WORK_MARKER).write_text(json.dumps(record, sort_keys=True) + "\n", encoding="utf-8")
+    (tmp / (WORK_MARKER + ".tmp")).write_text(json.dumps(record, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp / (WORK_MARKER + ".tmp"), tmp / WORK_MARKER)  # the marker appears whole or not at all
     umask = os.umask(0)
     os.umask(umask)
     tmp.chmod(0o777 & ~umask)
