@@ -47,6 +47,7 @@ def test_paper_a_from_the_raw_file_with_where_and_positive_labels(compas):
     assert audit.decision_rule == 'positive prediction when v_score_text is "Medium" or "High"'
 
 
+@pytest.mark.slow  # two full COMPAS audits (CI runs it after make test)
 def test_the_cli_gives_the_same_and_json(compas, tmp_path, capsys):
     path = tmp_path / "compas.csv"
     compas.to_csv(path, index=False)
@@ -151,6 +152,7 @@ def test_a_many_valued_prediction_is_told_which_option_fits(tmp_path, capsys, co
     assert hint in capsys.readouterr().err
 
 
+@pytest.mark.slow  # two full COMPAS audits (CI runs it after make test)
 def test_where_on_counted_input_matches_rows(compas, tmp_path):
     """A parquet file counted by DuckDB, and Counts, filtered by the same predicates: the same audit."""
     keep = ["sex", "race", "two_year_recid", "v_score_text", "days_b_screening_arrest", "is_recid",

@@ -172,6 +172,7 @@ def _readme_library_example() -> str:
     return after[start : after.index("```\n", start)]
 
 
+@pytest.mark.slow  # the README's full COMPAS audit, 9,999 resamples (CI runs it after make test)
 def test_the_readme_library_example_runs_on_the_library_alone(fresh_venv, wheel, wheelhouse, tmp_path):
     """README: paper A's 4,020 people and chi-squared values from ProPublica's raw file with `where` and
     `y_pred_positive` alone, with fairstats[audit] installed from the wheel (no compendium, no yaml)."""
