@@ -114,6 +114,11 @@ def unique_columns(
     return out
 
 
+#: What :func:`pandas.api.types.infer_dtype` calls a column whose every value is kept as it is (text,
+#: numbers, booleans, missing values): such a column is passed on without looking at each value.
+_KEPT = frozenset({"string", "empty", "integer", "floating", "mixed-integer-float", "boolean", "decimal"})
+
+
 def _iso(value: object) -> object:
     if isinstance(value, pd.Timestamp | dt.datetime | dt.date | dt.time):
         return value.isoformat()
@@ -151,6 +156,8 @@ def group_values(
             text = [v if v is pd.NaT else _iso(v) for v in values]
             new = pd.Series(text, index=values.index, dtype=object).where(values.notna(), np.nan)
         elif pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.ArrowDtype):
+            if pd.api.types.infer_dtype(values, skipna=True) in _KEPT:  # nothing to change: no row loop
+                continue
             items = values.to_numpy(dtype=object)
             new_items = []
             changed = False
