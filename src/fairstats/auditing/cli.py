@@ -455,15 +455,10 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = {s: signal.signal(s, _on_signal) for s in ENDING_SIGNALS}
     try:
-        if args.task == "regression":  # issue 26: a continuous prediction
-            if args.impact_ratios or args.json or args.fail_on:
-                raise AuditError(
-                    "--impact-ratios, --json and --fail-on apply to decisions, not --task regression"
-                )
+        if args.task == "regression":  # issue 26: a continuous prediction (--json and --fail-on apply)
             from fairstats.auditing.regression import run_regression
 
-            summary, warned = run_regression(args)
-            done = None
+            summary, warned, done = run_regression(args)
         elif args.impact_ratios:
             if args.json or args.fail_on:
                 raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")
