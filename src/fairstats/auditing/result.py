@@ -208,6 +208,10 @@ class Audit:
             ],
             "verdicts": verdicts,
             "disparities": {k: v for k, v in found.items() if v},
+            # --y-score (issue 26): each group's AUC and ICI (estimates; the tests' rows are in verdicts)
+            "score_groups": None if self.score_groups is None else records(
+                self.score_groups, ["grouping", "group", "n", "auc", "auc_ci_low", "auc_ci_high", "ici",
+                                    "ici_ci_low", "ici_ci_high"]),
             "has_disparity": self.has_disparity,
         }
 
