@@ -128,6 +128,15 @@ outputs (in DIR):
   tests.csv               one row per comparison: estimate, ci_low, ci_high, statistic, pvalue,
                           pvalue_adj (Holm), pvalue_bh, significant_adj, ...
   residuals_*.png, disparities_*.png   figures
+  with --y-score (binary outcome): score_tests.csv (one row per score comparison and measure, Holm over the
+                          file), score_groups.csv (each group's AUC, calibration and ICI), roc_*.png,
+                          calibration_*.png
+
+with --task regression:
+  regression_tests.csv    one row per comparison and measure (mean_residual, mae, rmse,
+                          residual_distribution): value, value_reference, estimate, ci_low, ci_high,
+                          pvalue, pvalue_adj (Holm), verdict, mde, ...
+  residual_distributions_*.png, report.md, report.html (report.pdf with --pdf)
 
 DIR must be new, empty, or an earlier audit's folder holding only the files that audit wrote (listed with
 their SHA-256 in DIR/.fairstats-audit): only those are ever replaced. Anything else in DIR, a read-only DIR,

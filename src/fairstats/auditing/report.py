@@ -687,7 +687,8 @@ SCORE_WORDS = {
     "auc": "difference of the AUCs (group minus reference; DeLong's variances, normal z): how well the "
     "score ranks people with the outcome above people without it",
     "calibration": "likelihood-ratio test that the group's logistic recalibration (intercept and slope) is "
-    "the reference's (no estimate: the two differences are in the notes of score_tests.csv)",
+    "the reference's (no estimate here: each group's calibration-in-the-large and slope, with intervals, are "
+    "in score_groups.csv)",
     "ks_positive": "Kolmogorov–Smirnov distance between the score distributions among people with the "
     "outcome",
     "mann_whitney_positive": "among people with the outcome, the chance that a group member scores above "
