@@ -442,8 +442,8 @@ def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
         lines.append(f"  three-way verdicts ({options.margin_text}): {verdict_counts(tests)}")  # issue 12
     scores = getattr(audit, "score_tests", None)
     if scores is not None:  # issue 26
-        lines.append(f"  score tests of {display_text(options.y_score)} (score_tests.csv, Holm over the file): "
-                     f"{len(scores)} comparisons, {verdict_counts(scores)}")
+        lines.append(f"  score tests of {display_text(options.y_score)} (score_tests.csv, Holm over the "
+                     f"file): {len(scores)} comparisons, {verdict_counts(scores)}")
     if notes:
         lines.append(f"  {len(notes)} note(s): see the report")
     return lines
