@@ -128,6 +128,15 @@ outputs (in DIR):
   tests.csv               one row per comparison: estimate, ci_low, ci_high, statistic, pvalue,
                           pvalue_adj (Holm), pvalue_bh, significant_adj, ...
   residuals_*.png, disparities_*.png   figures
+  with --y-score (binary outcome): score_tests.csv (one row per score comparison and measure, Holm over the
+                          file), score_groups.csv (each group's AUC, calibration and ICI), roc_*.png,
+                          calibration_*.png
+
+with --task regression:
+  regression_tests.csv    one row per comparison and measure (mean_residual, mae, rmse,
+                          residual_distribution): value, value_reference, estimate, ci_low, ci_high,
+                          pvalue, pvalue_adj (Holm), verdict, mde, ...
+  residual_distributions_*.png, report.md, report.html (report.pdf with --pdf)
 
 DIR must be new, empty, or an earlier audit's folder holding only the files that audit wrote (listed with
 their SHA-256 in DIR/.fairstats-audit): only those are ever replaced. Anything else in DIR, a read-only DIR,
@@ -455,15 +464,10 @@ def _audit_main(args: argparse.Namespace) -> int:
     prog = "fairstats audit"
     previous = {s: signal.signal(s, _on_signal) for s in ENDING_SIGNALS}
     try:
-        if args.task == "regression":  # issue 26: a continuous prediction
-            if args.impact_ratios or args.json or args.fail_on:
-                raise AuditError(
-                    "--impact-ratios, --json and --fail-on apply to decisions, not --task regression"
-                )
+        if args.task == "regression":  # issue 26: a continuous prediction (--json and --fail-on apply)
             from fairstats.auditing.regression import run_regression
 
-            summary, warned = run_regression(args)
-            done = None
+            summary, warned, done = run_regression(args)
         elif args.impact_ratios:
             if args.json or args.fail_on:
                 raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")

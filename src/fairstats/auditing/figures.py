@@ -1,4 +1,5 @@
-"""The audit's figures: residual heat maps per grouping and disparity plots, PNG files with unique names.
+"""The audit's figures: residual heat maps, disparity plots, ROC and calibration curves (``--y-score``) and
+residual distributions (``--task regression``) per grouping; PNG files with unique names.
 
 Data strings are figure text (:func:`fairstats._format.figure_text`: one line, no mathtext); figure file names
 are ASCII and unique per grouping (:func:`figure_name`).
@@ -16,7 +17,7 @@ import pandas as pd
 from fairstats._format import PLAIN, figure_text
 from fairstats.reporting import one_line
 
-__all__ = ["draw_figures", "figure_alt", "figure_name", "report_figures"]
+__all__ = ["draw_figures", "figure_alt", "figure_name", "regression_figures", "report_figures"]
 
 
 def figure_name(kind: str, grouping: str, used: set[str]) -> str:
@@ -57,7 +58,12 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
 
     set_style()
     with plt.rc_context({"text.parse_math": False}):  # every text of these figures as written, no mathtext
-        return _draw(audit, tests, folder, plt, sns, save_figure)
+        written = _draw(audit, tests, folder, plt, sns, save_figure)
+        if getattr(audit, "score_curves", None):
+            used = {f["file"] for f in written}
+            for curves in audit.score_curves.values():
+                written += _score_figures(curves, audit.score_groups, folder, plt, save_figure, used)
+        return written
 
 
 def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
@@ -196,4 +202,153 @@ def figure_alt(kind: str, name: str, **facts) -> str:
             f"marks an interval that excludes 0 ({facts['n_excluding']} of {facts['n']}); Holm-adjusted "
             "p-values and verdicts are in the table."
         )
+    if kind == "roc":
+        return (
+            f"ROC curves by {grouping}: for each group ({facts['subset'] or facts['groups']}) the true "
+            "positive rate against the false positive rate as the score threshold moves, with pointwise 95% "
+            "bands (bootstrap); the dashed diagonal is a score no better than chance. "
+            f"AUC: {facts['aucs']}."
+        )
+    if kind == "calibration":
+        return (
+            f"Calibration curves by {grouping}: for each group ({facts['subset'] or facts['groups']}) the "
+            "share of people with the outcome against the score, a smooth curve with a pointwise 95% band "
+            "and dots for ten equal-width score bins; on the dashed diagonal the score is the outcome's "
+            f"probability. ICI (mean distance from the diagonal): {facts['icis']}."
+        )
+    if kind == "residual_distributions":
+        return (
+            f"Residual distributions by {grouping}: for each group "
+            f"({facts['subset'] or facts['groups']}) "
+            "the cumulative share of people against the residual (prediction minus outcome), and bars of "
+            "its middle 50% and 5% to 95%; the dashed line is a residual of 0. Median residuals: "
+            f"{facts['medians']}."
+        )
     return one_line(facts.get("text", kind))
+
+
+# --------------------------------------------------------------------------------------------------------
+# scores (--y-score): ROC and calibration curves per grouping; regression: residual distributions
+# --------------------------------------------------------------------------------------------------------
+
+
+def _names(groups) -> str:
+    """Group labels for an alt text: one line each, joined."""
+    return ", ".join(one_line(g) for g in groups)
+
+
+def _score_figures(curves, groups: pd.DataFrame, folder: Path, plt, save_figure, used: set[str]) -> list:
+    """The ROC figure and (scores in [0, 1]) the calibration figure of one grouping (:class:`ScoreCurves`)."""
+    import seaborn as sns
+
+    name, shown = curves.grouping, list(curves.shown)
+    colors = dict(zip(shown, sns.color_palette("colorblind", len(shown)), strict=True))
+    mine = groups[groups["grouping"] == name].set_index("group")
+    subset = "" if curves.total == len(shown) else (
+        f"the reference and the {len(shown) - 1} largest of {curves.total:,} groups")
+    written = []
+    fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
+    ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="chance (AUC 0.5)")
+    for g in shown:
+        part = curves.roc[curves.roc["group"] == g]
+        if part.empty or not np.isfinite(part["tpr"]).all():
+            continue
+        auc = mine.loc[g, "auc"] if g in mine.index else np.nan
+        ref = ", reference" if g == curves.reference else ""
+        ax.plot(part["fpr"], part["tpr"], color=colors[g], lw=1.8,
+                label=f"{figure_text(g)} (AUC {auc:.3f}{ref})")
+        if np.isfinite(part["band_low"]).all():
+            ax.fill_between(part["fpr"], part["band_low"], part["band_high"], color=colors[g], alpha=0.15,
+                            lw=0)
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="false positive rate", ylabel="true positive rate")
+    ax.set_title(f"{figure_text(name)}: ROC curve per group, pointwise 95% bands"
+                 + (f"\n{subset}" if subset else ""), fontsize=10, **PLAIN)
+    ax.legend(loc="lower right", fontsize=8, title=None, prop={"size": 8})
+    path = save_figure(fig, folder / figure_name("roc", name, used), pdf=False)
+    plt.close(fig)
+    aucs = "; ".join(f"{one_line(g)} {mine.loc[g, 'auc']:.3f}" for g in shown
+                     if g in mine.index and np.isfinite(mine.loc[g, "auc"]))
+    written.append({"file": path.name, "grouping": name, "kind": "roc", "alt": figure_alt(
+        "roc", name, groups=_names(shown), subset=subset, aucs=aucs)})
+    if curves.calibration.empty:
+        return written
+    fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
+    ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect calibration")
+    for g in shown:
+        part = curves.calibration[curves.calibration["group"] == g]
+        if part.empty:
+            continue
+        label = figure_text(g) + (" (reference)" if g == curves.reference else "")
+        ax.plot(part["score"], part["observed"], color=colors[g], lw=1.8, label=label)
+        if np.isfinite(part["band_low"].to_numpy(dtype=float)).all():
+            ax.fill_between(part["score"], part["band_low"], part["band_high"], color=colors[g], alpha=0.15,
+                            lw=0)
+        dots = curves.bins[curves.bins["group"] == g]
+        ax.scatter(dots["score"], dots["observed"], color=colors[g], s=16, zorder=3, edgecolor="white",
+                   lw=0.5)
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="score", ylabel="share with the outcome")
+    ax.set_title(f"{figure_text(name)}: calibration per group (smooth curve, 95% band;\n"
+                 f"dots: people in ten equal-width score bins)" + (f"; {subset}" if subset else ""),
+                 fontsize=10, **PLAIN)
+    ax.legend(loc="upper left", fontsize=8, prop={"size": 8})
+    path = save_figure(fig, folder / figure_name("calibration", name, used), pdf=False)
+    plt.close(fig)
+    icis = "; ".join(f"{one_line(g)} {mine.loc[g, 'ici']:.3f}" for g in shown
+                     if g in mine.index and np.isfinite(mine.loc[g, "ici"]))
+    written.append({"file": path.name, "grouping": name, "kind": "calibration", "alt": figure_alt(
+        "calibration", name, groups=_names(shown), subset=subset, icis=icis)})
+    return written
+
+
+def regression_figures(distributions: dict, folder: Path) -> list[dict]:
+    """One figure per grouping of a regression audit: each group's residual distribution, as an ECDF and
+    as quantile bars (``distributions``: grouping -> frame ``group, quantile, residual`` of the groups
+    shown, with ``attrs["total"]`` groups in all). Returns dicts ``file, grouping, kind, alt``."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    from fairstats.plotting import save_figure, set_style
+
+    set_style()
+    written: list[dict] = []
+    used: set[str] = set()
+    with plt.rc_context({"text.parse_math": False}):
+        for name, frame in distributions.items():
+            shown = list(dict.fromkeys(frame["group"]))
+            colors = dict(zip(shown, sns.color_palette("colorblind", len(shown)), strict=True))
+            fig, (left, right) = plt.subplots(
+                1, 2, figsize=(10, max(3.8, 0.45 * len(shown) + 2)), layout="constrained",
+                gridspec_kw={"width_ratios": [1.2, 1]})
+            medians = {}
+            for i, g in enumerate(shown):
+                part = frame[frame["group"] == g]
+                q, r = part["quantile"].to_numpy(), part["residual"].to_numpy()
+                label = figure_text(g) + (" (reference)" if i == 0 else "")  # the reference comes first
+                left.plot(r, q, color=colors[g], lw=1.8, label=label, drawstyle="steps-post")
+                at = dict(zip(np.round(q, 6), r, strict=True))
+                right.hlines(i, at[0.05], at[0.95], color=colors[g], lw=1.2)
+                right.hlines(i, at[0.25], at[0.75], color=colors[g], lw=6)
+                right.scatter([at[0.5]], [i], color="white", edgecolor="black", zorder=3, s=28)
+                medians[g] = at[0.5]
+            for ax in (left, right):
+                ax.axvline(0, color="grey", lw=1, ls="--")
+            left.set(xlabel="residual (prediction minus outcome)", ylabel="share of the group at or below")
+            left.legend(loc="upper left", fontsize=8, prop={"size": 8})
+            right.set_yticks(range(len(shown)))
+            right.set_yticklabels([figure_text(g) + ("\n(reference)" if i == 0 else "")
+                                   for i, g in enumerate(shown)], **PLAIN)
+            right.invert_yaxis()
+            right.set_xlabel("residual: median (dot), middle 50% (thick), 5% to 95% (thin)")
+            total = frame.attrs.get("total", len(shown))
+            subset = "" if total == len(shown) else (
+                f"the reference and the {len(shown) - 1} largest of {total:,} groups")
+            fig.suptitle(f"{figure_text(name)}: residual distribution per group"
+                         + (f"; {subset}" if subset else ""),
+                         fontsize=10, **PLAIN)
+            path = save_figure(fig, folder / figure_name("residual_distributions", name, used), pdf=False)
+            plt.close(fig)
+            text = "; ".join(f"{one_line(g)} {m:+.3g}" for g, m in medians.items())
+            written.append({"file": path.name, "grouping": name, "kind": "residual_distributions",
+                            "alt": figure_alt("residual_distributions", name, groups=_names(shown),
+                                              subset=subset, medians=text)})
+    return written

@@ -22,7 +22,10 @@ from fairstats.auditing.tables import SMALL
 from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
 from fairstats.reporting import atomic_write_text
 
-__all__ = ["markdown_code", "markdown_table", "markdown_text", "summary_lines", "write_report"]
+__all__ = [
+    "comparison_rows", "markdown_code", "markdown_table", "markdown_text", "number_text", "p_text",
+    "score_sections", "sort_orders", "summary_lines", "verdict_tally", "write_report",
+]
 
 _METRIC_WORDS = {
     "ppr": "share predicted {fav}",
@@ -73,10 +76,14 @@ def _first_listed(frame: pd.DataFrame, rank: np.ndarray) -> tuple[pd.DataFrame, 
 # --------------------------------------------------------------------------------------------------------
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value as the reports show it: ``< 0.001``, three decimals, or ``n/a``."""
     if not np.isfinite(p):
         return "n/a"
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+_p = p_text
 
 
 def _p_eq(p: float) -> str:
@@ -358,6 +365,17 @@ def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[dict
         "n_resamples": audit.options.n_resamples,
     }
     context["other_figures"] = [f for f in figures if f["grouping"] is None]
+    context["scores"] = score_sections(audit, figures)  # issue 26: --y-score's tests, [] without them
+    context["score_columns"] = [heading for heading, _ in SCORE_COLUMNS]
+    context["score_words"] = [
+        (m, SCORE_WORDS[m]) for m in (*dict.fromkeys(audit.score_tests["metric"]), "ici") if m in SCORE_WORDS
+    ] if audit.score_tests is not None else []  # fmt: skip
+    context["y_score"] = audit.options.y_score
+    context["score_outcome"] = "1" if set(audit.labels) <= {"0", "1"} else audit.labels[0]
+    context["score_total"] = 0 if audit.score_tests is None else len(audit.score_tests)
+    sentence = score_headline(audit)
+    if sentence is not None:
+        context["headline"] = [*context["headline"], sentence]
     levels = audit.level_context
     search = audit.search.context if audit.search is not None else None
     context["levels"] = levels  # multi-level decisions (issue 17 A); None for a two-level decision
@@ -422,6 +440,10 @@ def summary_lines(audit, notes: tuple[str, ...]) -> list[str]:
         )
     if len(tests):
         lines.append(f"  three-way verdicts ({options.margin_text}): {verdict_counts(tests)}")  # issue 12
+    scores = getattr(audit, "score_tests", None)
+    if scores is not None:  # issue 26
+        lines.append(f"  score tests of {display_text(options.y_score)} (score_tests.csv, Holm over the "
+                     f"file): {len(scores)} comparisons, {verdict_counts(scores)}")
     if notes:
         lines.append(f"  {len(notes)} note(s): see the report")
     return lines
@@ -447,28 +469,21 @@ COMPARISON_COLUMNS = (
 _VERDICT_ORDER = {"disparity": 0, "inconclusive": 1, "equivalent": 2, "undefined": 3}
 
 
-def _f3(value: float, sign: bool = False) -> str:
+def number_text(value: float, sign: bool = False) -> str:
+    """A number as the reports' tables show it: three decimals (``sign``: with its sign), or ``n/a``."""
     if not np.isfinite(value):
         return "n/a"
     return f"{value:+.3f}" if sign else f"{value:.3f}"
 
 
-def _ranks(frame: pd.DataFrame) -> list[list[int]]:
-    """For each row of ``frame`` (the comparisons shown) its position when sorted by each column of
-    :data:`COMPARISON_COLUMNS` (1-based, stable, NaN last): the CSS ``order`` of the sortable table."""
-    n = len(frame)
+_f3 = number_text
+
+
+def sort_orders(keys: list[np.ndarray]) -> list[list[int]]:
+    """For each row, its position when sorted by each of ``keys`` (one array per column, 1-based, stable,
+    NaN last; text sorts as text): the CSS ``order`` of a sortable table's rows."""
+    n = len(keys[0]) if keys else 0
     order = np.arange(n)
-    keys = [
-        order,
-        frame["metric"].astype(str).to_numpy(),
-        frame["value_group"].to_numpy(dtype=float),
-        frame["value_reference"].to_numpy(dtype=float),
-        frame["estimate"].to_numpy(dtype=float),
-        frame["ci_low"].to_numpy(dtype=float),
-        frame["pvalue_adj"].to_numpy(dtype=float),
-        np.array([_VERDICT_ORDER.get(v, 4) for v in frame["verdict"]]),
-        frame["mde"].to_numpy(dtype=float),
-    ]
     ranks = []
     for key in keys:
         if key.dtype.kind == "f":
@@ -482,9 +497,28 @@ def _ranks(frame: pd.DataFrame) -> list[list[int]]:
     return [[ranks[c][i] for c in range(len(keys))] for i in range(n)]
 
 
-def _comparison_rows(part: pd.DataFrame) -> tuple[list[dict], str]:
+def _ranks(frame: pd.DataFrame) -> list[list[int]]:
+    """For each row of ``frame`` (the comparisons shown) its position when sorted by each column of
+    :data:`COMPARISON_COLUMNS` (1-based, stable, NaN last): the CSS ``order`` of the sortable table."""
+    order = np.arange(len(frame))
+    return sort_orders([
+        order,
+        frame["metric"].astype(str).to_numpy(),
+        frame["value_group"].to_numpy(dtype=float),
+        frame["value_reference"].to_numpy(dtype=float),
+        frame["estimate"].to_numpy(dtype=float),
+        frame["ci_low"].to_numpy(dtype=float),
+        frame["pvalue_adj"].to_numpy(dtype=float),
+        np.array([_VERDICT_ORDER.get(v, 4) for v in frame["verdict"]]),
+        frame["mde"].to_numpy(dtype=float),
+    ])
+
+
+def comparison_rows(part: pd.DataFrame, *, file: str = "tests.csv") -> tuple[list[dict], str]:
     """The comparisons of one grouping for the report's table (at most :data:`_MAX_LISTED`, those with the
-    smallest adjusted p-values, in the order of tests.csv) and the line on those left out."""
+    smallest adjusted p-values, in the order of ``file``) and the line on those left out. ``part`` has the
+    columns of tests.csv that :data:`COMPARISON_COLUMNS` shows (``value_group``, ``value_reference``,
+    ``estimate``, ``ci_low``, ``ci_high``, ``pvalue_adj``, ``verdict``, ``mde``)."""
     shown, left = _first_listed(part, part["pvalue_adj"].to_numpy(dtype=float))
     shown = shown.sort_index(kind="stable")
     rows = []
@@ -510,11 +544,19 @@ def _comparison_rows(part: pd.DataFrame) -> tuple[list[dict], str]:
         )
     more = (
         f"… and {left:,} more comparisons (shown: the {_MAX_LISTED} with the smallest adjusted p-values; "
-        "tests.csv has every one)"
+        f"{file} has every one)"
         if left
         else ""
     )
     return rows, more
+
+
+_comparison_rows = comparison_rows
+
+
+def verdict_tally(values: pd.Series) -> dict[str, int]:
+    """How many of ``values`` are each of the four verdicts (``disparity`` first)."""
+    return _counts(values)
 
 
 def _counts(values: pd.Series) -> dict[str, int]:
@@ -551,7 +593,8 @@ def grouping_sections(audit, figures: list[dict], equal_rows: list[dict]) -> lis
                 else "",
                 "comparisons": rows,
                 "comparisons_more": more,
-                "figures": [f for f in figures if f["grouping"] == name],
+                "figures": [f for f in figures if f["grouping"] == name and f["kind"] in
+                            ("residuals", "disparities")],
             }
         )
     return sections
@@ -622,3 +665,106 @@ def headline(audit, equal_rows: list[dict]) -> list[str]:
         f"equivalent, {c['inconclusive']} inconclusive (the data cannot tell), {c['undefined']} undefined."
     )
     return [first, second, third]
+
+
+# --------------------------------------------------------------------------------------------------------
+# the score tests' section (--y-score with a binary outcome; issue 26)
+# --------------------------------------------------------------------------------------------------------
+
+#: The score table's columns: (heading, how a click on it sorts), as :data:`COMPARISON_COLUMNS`.
+SCORE_COLUMNS = (
+    ("group", "order"),
+    ("measure", "text"),
+    ("reference", "text"),
+    ("estimate", "value"),
+    ("95% interval", "value"),
+    ("Holm p", "value"),
+    ("verdict", "verdict"),
+)
+
+#: The score measures in words (the section's glossary), in the order of score_tests.csv.
+SCORE_WORDS = {
+    "auc": "difference of the AUCs (group minus reference; DeLong's variances, normal z): how well the "
+    "score ranks people with the outcome above people without it",
+    "calibration": "likelihood-ratio test that the group's logistic recalibration (intercept and slope) is "
+    "the reference's (no estimate here: each group's calibration-in-the-large and slope, with intervals, are "
+    "in score_groups.csv)",
+    "ks_positive": "Kolmogorov–Smirnov distance between the score distributions among people with the "
+    "outcome",
+    "mann_whitney_positive": "among people with the outcome, the chance that a group member scores above "
+    "a reference member (0.5: alike)",
+    "mean_score_positive": "difference of the mean scores among people with the outcome (Welch)",
+    "ks_negative": "Kolmogorov–Smirnov distance between the score distributions among people without the "
+    "outcome",
+    "mann_whitney_negative": "among people without the outcome, the chance that a group member scores above "
+    "a reference member (0.5: alike)",
+    "mean_score_negative": "difference of the mean scores among people without the outcome (Welch)",
+    "ici": "integrated calibration index of the group: the mean distance between its smooth calibration "
+    "curve and the diagonal (bootstrap interval); an estimate only, never below 0 and biased upward, so "
+    "no test and no verdict",
+}
+
+
+def score_sections(audit, figures: list[dict]) -> list[dict]:
+    """One subsection per grouping of the score tests: its comparisons and each group's ICI in one sortable
+    table (at most :data:`_MAX_LISTED` comparisons, those with the smallest adjusted p-values) and its ROC
+    and calibration figures. Empty without score tests."""
+    tests, groups = audit.score_tests, audit.score_groups
+    if tests is None:
+        return []
+    sections = []
+    for k, name in enumerate(dict.fromkeys(tests["grouping"])):
+        part = tests[tests["grouping"] == name]
+        shown, left = _first_listed(part, part["pvalue_adj"].to_numpy(dtype=float))
+        shown = shown.sort_index(kind="stable")
+        ici = groups[groups["grouping"] == name] if groups is not None else groups
+        frame = pd.concat([
+            shown[["group", "metric", "reference", "estimate", "ci_low", "ci_high", "pvalue_adj", "verdict"]],
+            pd.DataFrame({"group": ici["group"], "metric": "ici", "reference": "", "estimate": ici["ici"],
+                          "ci_low": ici["ici_ci_low"], "ci_high": ici["ici_ci_high"], "pvalue_adj": np.nan,
+                          "verdict": ""}),
+        ], ignore_index=True)  # fmt: skip
+        orders = sort_orders([
+            np.arange(len(frame)), frame["metric"].astype(str).to_numpy(),
+            frame["reference"].astype(str).to_numpy(), frame["estimate"].to_numpy(dtype=float),
+            frame["ci_low"].to_numpy(dtype=float), frame["pvalue_adj"].to_numpy(dtype=float),
+            np.array([_VERDICT_ORDER.get(v, 4) for v in frame["verdict"]]),
+        ])  # fmt: skip
+        rows = []
+        for r, order in zip(frame.to_dict(orient="records"), orders, strict=True):
+            finite = np.isfinite(r["ci_low"]) and np.isfinite(r["ci_high"])
+            sign = r["metric"] in ("auc", "mean_score_positive", "mean_score_negative")
+            rows.append({
+                "group": r["group"], "metric": r["metric"], "reference": r["reference"],
+                "estimate": "" if r["metric"] == "calibration" else number_text(r["estimate"], sign=sign),
+                "interval": f"{number_text(r['ci_low'], sign)} to {number_text(r['ci_high'], sign)}"
+                if finite else "n/a",
+                "p_adj": "" if r["metric"] == "ici" else p_text(r["pvalue_adj"]),
+                "verdict": r["verdict"], "order": order,
+            })  # fmt: skip
+        sections.append({
+            "id": f"scores-{k + 1}",
+            "name": name,
+            "reference": part["reference"].iloc[0],
+            "comparisons": rows,
+            "n": len(part),
+            "counts": _counts(part["verdict"]),
+            "more": f"… and {left:,} more comparisons (shown: the {_MAX_LISTED} with the smallest adjusted "
+            "p-values; score_tests.csv has every one)" if left else "",
+            "figures": [f for f in figures if f["grouping"] == name and f["kind"] in ("roc", "calibration")],
+        })  # fmt: skip
+    return sections
+
+
+def score_headline(audit) -> str | None:
+    """The first screen's sentence on the score tests (None without them)."""
+    tests = audit.score_tests
+    if tests is None:
+        return None
+    c = _counts(tests["verdict"])
+    return (
+        f"The score {audit.options.y_score!r} was tested too ({len(tests)} comparisons of AUC, calibration "
+        f"and score distributions with each grouping's reference group, Holm's adjustment over them): "
+        f"{c['disparity']} disparity, {c['equivalent']} equivalent, {c['inconclusive']} inconclusive, "
+        f"{c['undefined']} undefined."
+    )

@@ -100,6 +100,8 @@ class Audit:
     filters: tuple[tuple[str, int], ...] = ()
     command: str | None = None
     score_tests: pd.DataFrame | None = None  # --y-score with a binary outcome (issue 26): score_tests.csv
+    score_groups: pd.DataFrame | None = None  # and score_groups.csv: each group's AUC and calibration (ICI)
+    score_curves: dict | None = None  # grouping -> ScoreCurves: what the ROC and calibration figures draw
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -117,6 +119,8 @@ class Audit:
         out = {"equal_confusion": self.equal_confusion, "residuals": self.residuals, "tests": self.tests}
         if self.score_tests is not None:
             out["score_tests"] = self.score_tests
+        if self.score_groups is not None:
+            out["score_groups"] = self.score_groups
         if self.search is not None:
             out.update(self.search.tables)
         return out
@@ -204,6 +208,10 @@ class Audit:
             ],
             "verdicts": verdicts,
             "disparities": {k: v for k, v in found.items() if v},
+            # --y-score (issue 26): each group's AUC and ICI (estimates; the tests' rows are in verdicts)
+            "score_groups": None if self.score_groups is None else records(
+                self.score_groups, ["grouping", "group", "n", "auc", "auc_ci_low", "auc_ci_high", "ici",
+                                    "ici_ci_low", "ici_ci_high"]),
             "has_disparity": self.has_disparity,
         }
 
@@ -356,7 +364,8 @@ class Started:
         if options.y_score is not None and options.decision_levels is None:  # issue 26
             from fairstats.auditing.scores import score_table
 
-            scores, score_notes = score_table(prep, options)
+            scores = score_table(prep, options)
+            score_notes = scores.notes
         if options.search:  # subgroup search (fairstats.auditing.search)
             from fairstats.auditing.search import run_search
 
@@ -392,7 +401,9 @@ class Started:
             _notes_after=after,
             decision_rule=self.decision_rule,
             filters=self.filters,
-            score_tests=scores,
+            score_tests=None if scores is None else scores.table,
+            score_groups=None if scores is None else scores.groups,
+            score_curves=None if scores is None else scores.curves,
         )
 
 
