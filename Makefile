@@ -65,10 +65,12 @@ course-open: $(STAMP)
 	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
 	$(BIN)/jupyter lab --notebook-dir=course-work
 
+# make test: everything but the slow tests, on two workers (the budget is 15 minutes on 2 cores; --dist
+# loadscope keeps the tests of one module, and its fixtures, on one worker).
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
 	bash .ci/ensure-java.sh
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadscope
 
 # make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`);
 # .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as a failure: there are some.

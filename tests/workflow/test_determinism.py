@@ -15,6 +15,7 @@ import tiny_workflow as tw
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # two full tiny-workflow runs (about 8 CPU-minutes): after make test, in .ci/run
 def test_two_runs_write_byte_identical_tables(tmp_path_factory):
     first = tw.reference_run(tmp_path_factory)  # PYTHONHASHSEED=0
     second = tw.copy_tree(tmp_path_factory.mktemp("second"))

@@ -70,6 +70,7 @@ def _kill_when(root: Path, ready, *, timeout: float = 300) -> Snapshot:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow  # a training run killed and resumed (about 2 CPU-minutes): after make test, in .ci/run
 def test_killed_training_resumes_without_refitting_finished_chunks(tmp_path_factory):
     reference = tw.reference_run(tmp_path_factory, PREDICTIONS)  # the whole run if another test made it
     root = tw.copy_tree(tmp_path_factory.mktemp("killed"))
