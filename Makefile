@@ -30,13 +30,13 @@ env: $(STAMP)
 # make reproduce ends with make verify: were the committed results reproduced?
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
-	$(BIN)/python -m compendium.verify --config config/verify.yaml
+	$(BIN)/python -m compendium.publish.verify --config config/verify.yaml
 
 # make verify: the results in the working tree against the committed ones (git HEAD), file by file, with the
 # tolerances and known machine-dependent numbers of config/verify.yaml; prints a one-line verdict and exits 1
 # naming file, row and both values of every difference beyond tolerance. Reads git, writes nothing.
 verify: $(STAMP)
-	$(BIN)/python -m compendium.verify --config config/verify.yaml
+	$(BIN)/python -m compendium.publish.verify --config config/verify.yaml
 
 # make report [CONFIGFILE=config/teaching.yaml]: the HTML site results/<experiment>/report/index.html from the
 # results already there (notebooks rendered, figures copied, index rebuilt; nothing is refitted: run

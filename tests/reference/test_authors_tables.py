@@ -4,7 +4,7 @@ Reference values: the numbers printed in paper B, transcribed in data/published/
 (provenance: ../shared/papers/significant-fairness-violations-nij.txt, Tables I-XI; checked against the text
 by tests/unit/test_published_b.py). Tolerance: equality at the printed precision
 (fairstats.reporting.matches_at_printed_precision; printed p-values "~0"/"~1" when ours rounds to 0/1 at three
-decimals, compendium.authors.matches_printed_pvalue).
+decimals, compendium.publish.published.matches_printed_pvalue).
 """
 
 from pathlib import Path
@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.authors import (
+from compendium.paper_b.authors import (
     authors_battery,
     authors_fold_metrics,
     authors_table_i,
     published_vs_reproduced_authors,
 )
-from compendium.published import PVR_COLUMNS
+from compendium.publish.published import PVR_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data/raw/paper-b-authors"

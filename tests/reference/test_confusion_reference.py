@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from compendium.data.compas import load_preset
-from compendium.published import matches_at_printed_precision
+from compendium.publish.published import matches_at_printed_precision
 from fairstats.confusion import SmallExpectedCountWarning, equal_confusion_test
 
 ROOT = Path(__file__).resolve().parents[2]

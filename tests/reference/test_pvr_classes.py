@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compendium.pvr_classes import CLASSES, classify_published_vs_reproduced, evidence_exists
+from compendium.publish.pvr_classes import CLASSES, classify_published_vs_reproduced, evidence_exists
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "results/published-vs-reproduced.csv"

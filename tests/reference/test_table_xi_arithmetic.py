@@ -22,8 +22,8 @@ def _per_fold(model: str, race: str, ratio: str, kind: str, zero: str) -> pd.Ser
     sizes = pd.read_csv(RAW / "Contingencies.csv", index_col=0)
     c = CONTINGENCY[model]
     n = sizes[f"{c} {race} Recidivism"] + sizes[f"{c} {race} No Recidivism"]
-    # cells as shares of the group in the fold (compendium.authors): White A, C, E, G; Black B, D, F, H;
-    # favourable 0 "positive": A/B = tp, C/D = fp, E/F = tn, G/H = fn
+    # cells as shares of the group in the fold (compendium.paper_b.authors): White A, C, E, G; Black B, D, F,
+    # H; favourable 0 "positive": A/B = tp, C/D = fp, E/F = tn, G/H = fn
     tp, fp, tn, fn = ((shares[model + x] * n) for x in (("A", "C", "E", "G") if race == "White" else "BDFH"))
     extra = 0.5 if zero == "half" else 0.0
     fn, fp = fn + extra, fp + extra
@@ -64,8 +64,8 @@ def test_printed_table_xi_cannot_come_from_the_authors_confusion_counts():
 
 
 def test_the_convention_of_the_note_gives_the_committed_numbers():
-    # compendium.authors' Table XI note: FN/FP = G/C per fold, folds without a false positive dropped (243
-    # White and 247 Black folds for LR), disparity -0.058 and statistic 2.29 for LR
+    # compendium.paper_b.authors' Table XI note: FN/FP = G/C per fold, folds without a false positive dropped
+    # (243 White and 247 Black folds for LR), disparity -0.058 and statistic 2.29 for LR
     white, black = (
         _per_fold("LR", "White", "FN/FP", "counts", "drop"),
         _per_fold("LR", "Black", "FN/FP", "counts", "drop"),

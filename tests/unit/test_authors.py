@@ -1,4 +1,4 @@
-"""compendium.authors: reading the authors' per-fold files, bad input, and the printed p-value rule."""
+"""compendium.paper_b.authors: reading the authors' per-fold files, bad input; the printed p-value rule."""
 
 import math
 import shutil
@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.authors import (
+from compendium.paper_b.authors import (
     AUTHORS_FILES,
     AUTHORS_METRICS,
     PAPER_B_TESTS,
     authors_fold_metrics,
-    matches_printed_pvalue,
     read_published_b,
 )
+from compendium.publish.published import matches_printed_pvalue
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = ROOT / "data/raw/paper-b-authors"

@@ -1,4 +1,4 @@
-"""The authors' "Mahalanobis" distance is sqrt(2) for every pair (compendium.authors_awareness)."""
+"""The authors' "Mahalanobis" distance is sqrt(2) for every pair (compendium.paper_b.authors_awareness)."""
 
 from pathlib import Path
 
@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.authors import read_published_b
-from compendium.authors_awareness import (
+from compendium.data.nij import read_paper_folds
+from compendium.paper_b.authors import read_published_b
+from compendium.paper_b.authors_awareness import (
     authors_distance,
     authors_neighbours,
     awareness_matrix,
@@ -16,7 +17,6 @@ from compendium.authors_awareness import (
     printed_awareness_cells,
     random_neighbour_counts,
 )
-from compendium.data.nij import read_paper_folds
 
 ROOT = Path(__file__).resolve().parents[2]
 SQRT2 = np.sqrt(2.0)

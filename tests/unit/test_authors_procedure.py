@@ -1,4 +1,4 @@
-"""The authors' causal-discrimination refit (compendium.authors_procedure) and its Tables XVI-XX."""
+"""The authors' causal-discrimination refit (compendium.paper_b.authors_procedure) and its Tables XVI-XX."""
 
 from pathlib import Path
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from compendium.authors_procedure import race_black_from_white, refit_fold_chunk, refit_matrix
-from compendium.battery import causal_discrimination_tables
 from compendium.data.nij import design_matrix, read_paper_folds
+from compendium.paper_b.authors_procedure import race_black_from_white, refit_fold_chunk, refit_matrix
+from compendium.paper_b.battery import causal_discrimination_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDS_DIR = ROOT / "data/raw/nij-paper-folds"

@@ -24,8 +24,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium import crossval, models
 from compendium.data import compas, download, nij
+from compendium.paper_b import crossval, models, predictions
 from fairstats import calibration, confusion, mcnemar, metrics, ttests
 from fairstats.auditing.cli import main as cli_main
 
@@ -323,7 +323,7 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
         ValueError,
         r"`y_true` must be binary 0/1",
     ),
-    # compendium.crossval, compendium.models
+    # compendium.paper_b.crossval, compendium.paper_b.models
     (
         "crossval: unknown fold scheme",
         lambda c: crossval.assign_folds(Y, GROUP, scheme="random"),
@@ -344,7 +344,7 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
     ),
     (
         "crossval: predictions not parquet",
-        lambda c: crossval.read_predictions(c.files["not_parquet.parquet"]),
+        lambda c: predictions.read_predictions(c.files["not_parquet.parquet"]),
         ValueError,
         r"not_parquet\.parquet': not a readable parquet file",
     ),

@@ -1,4 +1,4 @@
-"""compendium.battery: paper B's battery on out-of-fold predictions, hand-made cases with known answers."""
+"""compendium.paper_b.battery: paper B's battery on out-of-fold predictions; hand-made cases."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -9,18 +9,11 @@ import pytest
 from scipy import stats
 from scipy.spatial.distance import cdist
 
-from compendium.authors import authors_battery
-from compendium.battery import (
-    AUTHORS_COLUMNS,
-    BATTERY_COLUMNS,
-    EXTRA_COLUMNS,
-    align_battery,
-    battery_tables,
-    fold_agreement,
-    published_vs_reproduced_rerun,
-    run_battery,
-)
-from compendium.published import PVR_COLUMNS
+from compendium.paper_b.authors import authors_battery
+from compendium.paper_b.battery import battery_tables, run_battery
+from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, BATTERY_COLUMNS, EXTRA_COLUMNS, align_battery
+from compendium.paper_b.battery_pvr import fold_agreement, published_vs_reproduced_rerun
+from compendium.publish.published import PVR_COLUMNS
 from fairstats.calibration import calibration_independence_test, calibration_test, well_calibration_test
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 

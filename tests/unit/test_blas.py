@@ -1,8 +1,8 @@
-"""compendium.blas: the workflow's declared OpenBLAS kernels, exported only where the CPU can run them."""
+"""compendium.publish.blas: the workflow's declared OpenBLAS kernels, exported where the CPU runs them."""
 
 import pytest
 
-from compendium.blas import CORETYPE_FLAGS, pin_openblas_coretype
+from compendium.publish.blas import CORETYPE_FLAGS, pin_openblas_coretype
 
 # The flags line of an AVX2 + AVX-512 x86-64 CPU (abridged /proc/cpuinfo of this project's AMD EPYC machine).
 AVX512 = "processor\t: 0\nflags\t\t: fpu sse3 sse4_2 avx avx2 fma avx512f avx512bw avx512dq avx512vl\n"

@@ -8,8 +8,8 @@ import pytest
 import yaml
 from scipy import stats
 
-from compendium.compas_levels import three_level_tables
 from compendium.data.compas import load_preset
+from compendium.paper_a.compas_levels import three_level_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "results/default/compas/violent_three_level/tables"

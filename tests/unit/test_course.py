@@ -212,7 +212,7 @@ def test_the_course_target_fails_unless_every_check_of_the_lab_is_right(tmp_path
 
 
 def test_the_site_links_only_rendered_labs_and_refuses_one_without_its_notebook(tmp_path):
-    from compendium.site import _course
+    from compendium.publish.site import _course
 
     (tmp_path / "course").mkdir()
     assert _course(tmp_path) == []

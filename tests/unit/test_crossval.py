@@ -10,22 +10,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.crossval import (
+from compendium.data.nij import RACE_COLUMNS, design_matrix, flip_race, read_paper_folds
+from compendium.paper_b.crossval import (
     PREDICTION_COLUMNS,
     FoldPredictions,
     NotConvergedWarning,
     assign_folds,
-    compare_fold_accuracy,
     fit_predict_folds,
-    fold_accuracy,
-    gather_predictions,
-    read_authors_fold_accuracy,
-    read_predictions,
     training_rows,
-    write_predictions,
 )
-from compendium.data.nij import RACE_COLUMNS, design_matrix, flip_race, read_paper_folds
-from compendium.models import make_model
+from compendium.paper_b.fold_accuracy import compare_fold_accuracy, fold_accuracy, read_authors_fold_accuracy
+from compendium.paper_b.models import make_model
+from compendium.paper_b.predictions import gather_predictions, read_predictions, write_predictions
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDS_DIR = ROOT / "data/raw/nij-paper-folds"

@@ -3,7 +3,7 @@
 import nbformat
 import pytest
 
-from compendium.executed_notebook import main, normalise, normalise_notebook
+from compendium.publish.executed_notebook import main, normalise, normalise_notebook
 
 
 def _executed(seconds: float, injected_id: str) -> nbformat.NotebookNode:

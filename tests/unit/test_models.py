@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from xgboost import XGBClassifier
 
-from compendium.models import (
+from compendium.paper_b.models import (
     MODEL_NAMES,
     fit_converged,
     make_model,

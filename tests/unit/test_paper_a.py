@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from compendium.data.compas import load_preset
-from compendium.paper_a import (
+from compendium.paper_a.case_study import (
     crosstab_with_shares,
     format_groupings,
     headline_numbers,
@@ -23,7 +23,7 @@ from compendium.paper_a import (
     published_vs_reproduced_a,
     ratio_panels,
 )
-from compendium.published import PVR_COLUMNS
+from compendium.publish.published import PVR_COLUMNS
 from fairstats.confusion import SmallExpectedCountWarning, confusion_ratios
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,10 @@
-"""compendium.paper_b_directions: which way each verdict of paper B goes."""
+"""compendium.paper_b.directions: which way each verdict of paper B goes."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.paper_b_directions import (
+from compendium.paper_b.directions import (
     AGAINST_BLACK,
     AGAINST_WHITE,
     MIXED,

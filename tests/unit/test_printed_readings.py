@@ -1,12 +1,12 @@
-"""The declared readings of Tables XI, XII, XIII, XV (compendium.printed_readings)."""
+"""The declared readings of Tables XI, XII, XIII, XV (compendium.paper_b.printed_readings)."""
 
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from compendium.crossval import read_predictions
-from compendium.printed_readings import (
+from compendium.paper_b.predictions import read_predictions
+from compendium.paper_b.printed_readings import (
     BALANCE_READINGS,
     CALIBRATION_READINGS,
     TREATMENT_READINGS,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium.authors import printed_count_checks, read_published_b
+from compendium.paper_b.authors import printed_count_checks, read_published_b
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "data/published/paper-b-tables.csv"

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from compendium.published import (
+from compendium.publish.published import (
     PVR_COLUMNS,
     collect_published_vs_reproduced,
     matches_at_printed_precision,

@@ -1,10 +1,16 @@
-"""compendium.site: HTML tables, the published-vs-reproduced rendering, captions and the site builder."""
+"""compendium.publish.site: HTML tables, the published-vs-reproduced rendering, captions, the site builder."""
 
 import pandas as pd
 import pytest
 
-from compendium.published import PVR_COLUMNS
-from compendium.site import build_site, figure_caption, html_table, published_vs_reproduced_html, stage_title
+from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.site import (
+    build_site,
+    figure_caption,
+    html_table,
+    published_vs_reproduced_html,
+    stage_title,
+)
 from fairstats.reporting import write_table
 
 
@@ -112,7 +118,7 @@ def test_every_caption_is_plain_restructuredtext():
 
     from docutils.core import publish_parts
 
-    from compendium.site import FIGURE_CAPTIONS
+    from compendium.publish.site import FIGURE_CAPTIONS
 
     for pattern, text in FIGURE_CAPTIONS:
         errors = io.StringIO()

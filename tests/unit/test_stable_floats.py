@@ -1,10 +1,10 @@
-"""compendium.stable_floats: floats rounded at write so that last-bit differences do not reach a file."""
+"""compendium.publish.stable_floats: floats rounded at write, so last-bit differences do not reach a file."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.stable_floats import round_floats
+from compendium.publish.stable_floats import round_floats
 
 
 def test_a_last_bit_difference_does_not_change_the_written_table():

@@ -1,4 +1,4 @@
-"""Paper B's battery with three-way verdicts (compendium.three_way, issue 12)."""
+"""Paper B's battery with three-way verdicts (compendium.paper_b.three_way, issue 12)."""
 
 import numpy as np
 import pandas as pd
@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.power import NormalIndPower
 
-from compendium.three_way import battery_three_way, conclusions_three_way, power_curve
+from compendium.paper_b.three_way import battery_three_way, conclusions_three_way, power_curve
 
 
 def _battery():

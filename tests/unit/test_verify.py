@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium.verify import main, parse_config, read_config, verify
+from compendium.publish.verify import main, parse_config, read_config, verify
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = "results/x/nij/paper/tables/table1.csv"

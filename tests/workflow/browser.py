@@ -139,7 +139,7 @@ def check_links(
 
 
 def check_in_browser(pages: list[Path], *, profile: Path, every_page_checks: bool = False) -> list[str]:
-    """Load every page in Chromium; pages built by compendium.site (and the docs, through
+    """Load every page in Chromium; pages built by compendium.publish.site (and the docs, through
     ``docs/_static/image-check.js``) report their images' load state. ``every_page_checks``: a page that does
     not report it is a problem (else it is taken for an nbconvert page, whose images are data: URIs)."""
     problems = []

@@ -19,8 +19,8 @@ import pandas as pd
 from browser import check_in_browser, check_links, parse_links, screenshot
 
 from compendium.course.labs import LABS
-from compendium.published import PVR_COLUMNS
-from compendium.site import build_site
+from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.site import build_site
 from fairstats.reporting import write_table
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium.crossval import PREDICTION_COLUMNS, read_predictions
-from compendium.published import PVR_COLUMNS
+from compendium.paper_b.crossval import PREDICTION_COLUMNS
+from compendium.paper_b.predictions import read_predictions
+from compendium.publish.published import PVR_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e

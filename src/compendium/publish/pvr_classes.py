@@ -138,7 +138,7 @@ def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`compendium.published.collect_published_vs_reproduced`.
+        :func:`compendium.publish.published.collect_published_vs_reproduced`.
 
     Returns
     -------

@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from compendium.authors_procedure import REFIT_SWAPPED, refit_matrix
 from compendium.data.nij import design_matrix
+from compendium.paper_b.authors_procedure import REFIT_SWAPPED, refit_matrix
 
 __all__ = [
     "COUNT_TABLE_OF_MODEL",
@@ -252,7 +252,7 @@ def exact_search_chunk(matrix: pd.DataFrame, folds: Sequence[int]) -> pd.DataFra
 def printed_awareness_cells(published: pd.DataFrame) -> pd.DataFrame:
     """The printed cells of Tables XXI-XXIV: ``table, group, original, neighbor, published``.
 
-    ``published`` is :func:`compendium.authors.read_published_b`; the printed rows are the neighbour's
+    ``published`` is :func:`compendium.paper_b.authors.read_published_b`; the printed rows are the neighbour's
     prediction and the columns the person's own (as in Tables XVI-XIX).
     """
     part = published[published["table"].isin(list(COUNT_TABLE_OF_MODEL.values()))]
@@ -321,7 +321,8 @@ def random_neighbour_counts(
     Parameters
     ----------
     refits : pandas.DataFrame
-        The authors' refit predictions (:func:`compendium.authors_procedure.refit_fold_chunk`, gathered):
+        The authors' refit predictions (:func:`compendium.paper_b.authors_procedure.refit_fold_chunk`,
+        gathered):
         ``model, fold, ID, race, y_pred``; every model predicts the same people.
     n_draws : int, keyword-only
         Monte Carlo draws (each draws one neighbour per person, shared by the four models as in the

@@ -8,7 +8,8 @@ refits the four models once more for every test fold:
 1. training rows: the other 249 fold files, concatenated in fold order, with every column except the file's
    row number ``Unnamed: 0``, the target and ``Race_WHITE`` as features (so ``Unnamed: 0.1``, ``ID`` and
    ``Race_BLACK`` stay in);
-2. the four estimators of Table I (``compendium.models.make_model(..., preset="paper")``) fitted on them;
+2. the four estimators of Table I (``compendium.paper_b.models.make_model(..., preset="paper")``) fitted
+   on them;
 3. "original" prediction of a test row: the model's ``predict`` on the row as it is (without ``Race_WHITE``);
 4. "counterfactual" prediction: the same row with ``Race_BLACK`` replaced by the fold's ``Race_WHITE`` column
    (for the NIJ data, whose race is BLACK or WHITE, that is the other race).
@@ -21,8 +22,8 @@ details, as in Table I (where our fits agree with the authors' on 106 and 202 of
 
 :func:`refit_matrix` builds the design, :func:`race_black_from_white` the counterfactual, and
 :func:`refit_fold_chunk` runs one model on a chunk of test folds through
-:func:`compendium.crossval.fit_predict_folds`, so the refits are stored, gathered and read like every other
-set of predictions (:data:`compendium.crossval.PREDICTION_COLUMNS`: ``y_pred`` = original,
+:func:`compendium.paper_b.crossval.fit_predict_folds`, so the refits are stored, gathered and read like every
+other set of predictions (:data:`compendium.paper_b.crossval.PREDICTION_COLUMNS`: ``y_pred`` = original,
 ``y_pred_flipped`` = counterfactual).
 """
 
@@ -33,9 +34,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from compendium.crossval import FoldPredictions, fit_predict_folds
 from compendium.data.nij import DesignMatrix, design_matrix
-from compendium.models import make_model
+from compendium.paper_b.crossval import FoldPredictions, fit_predict_folds
+from compendium.paper_b.models import make_model
 
 __all__ = [
     "REFIT_DROPPED",

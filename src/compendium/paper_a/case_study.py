@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_score, recall_score
 
 from compendium._checks import require_table
-from compendium.published import PVR_COLUMNS, matches_at_printed_precision
+from compendium.publish.published import PVR_COLUMNS, matches_at_printed_precision
 from fairstats.confusion import EqualConfusionResult, equal_confusion_test
 
 __all__ = [

@@ -1,16 +1,16 @@
 """Source ``authors-procedure`` of ``results/published-vs-reproduced.csv``: paper B's Tables XI-XXV by the
 authors' own procedures.
 
-* XVI-XX: the authors' causal-discrimination refits (:mod:`compendium.authors_procedure`) through
-  :func:`compendium.battery.causal_discrimination_tables` (counts, K, N - K; p-values by the library's
+* XVI-XX: the authors' causal-discrimination refits (:mod:`compendium.paper_b.authors_procedure`) through
+  :func:`compendium.paper_b.battery.causal_discrimination_tables` (counts, K, N - K; p-values by the library's
   :func:`fairstats.mcnemar.mcnemar_midp_as_published`, the formula behind the printed ones, with the mid-p of
   Eq. 3 in the note).
-* XXI-XXV: the neighbour of the authors' search is decided by rounding (:mod:`compendium.authors_awareness`),
-  so no procedure regenerates the printed counts; ``reproduced`` is the mean of the seeded Monte Carlo with a
-  uniformly random other-race neighbour of the same fold, and the note says where the printed count lies in
-  that distribution.
-* XI, XII, XIII, XV: the declared readings (:mod:`compendium.printed_readings`); a number is reproduced only
-  by a reading that reproduces the whole table for LDA and RF, and the note names the reading.
+* XXI-XXV: the neighbour of the authors' search is decided by rounding
+  (:mod:`compendium.paper_b.authors_awareness`), so no procedure regenerates the printed counts;
+  ``reproduced`` is the mean of the seeded Monte Carlo with a uniformly random other-race neighbour of the
+  same fold, and the note says where the printed count lies in that distribution.
+* XI, XII, XIII, XV: the declared readings (:mod:`compendium.paper_b.printed_readings`); a number is
+  reproduced only by a reading that reproduces the whole table for LDA and RF, and the note names the reading.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from compendium.authors import MODELS, matches_printed, read_published_b
-from compendium.printed_readings import READING_MODELS, nearest_reading
-from compendium.published import PVR_COLUMNS
+from compendium.paper_b.authors import MODELS, read_published_b
+from compendium.paper_b.printed_readings import READING_MODELS, nearest_reading
+from compendium.publish.published import PVR_COLUMNS, matches_printed
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 
 __all__ = ["SOURCE", "TABLE_I_AGREEMENT", "published_vs_reproduced_authors_procedure"]
@@ -130,19 +130,19 @@ def published_vs_reproduced_authors_procedure(
     published_csv : str or path-like
         ``data/published/paper-b-tables.csv``.
     causal_counts, causal_tests : pandas.DataFrame, keyword-only
-        :func:`compendium.battery.causal_discrimination_tables` on the refits.
+        :func:`compendium.paper_b.battery.causal_discrimination_tables` on the refits.
     random_counts : pandas.DataFrame, keyword-only
-        :func:`compendium.authors_awareness.summarise_random_counts`.
+        :func:`compendium.paper_b.authors_awareness.summarise_random_counts`.
     readings : pandas.DataFrame, keyword-only
-        :func:`compendium.printed_readings.run_readings`.
+        :func:`compendium.paper_b.printed_readings.run_readings`.
     n_draws, seed : int, keyword-only
         The Monte Carlo's draws and seed (for the notes).
 
     Returns
     -------
     pandas.DataFrame
-        :data:`compendium.published.PVR_COLUMNS`, ``source`` = ``"authors-procedure"``; every mismatch has a
-        note.
+        :data:`compendium.publish.published.PVR_COLUMNS`, ``source`` = ``"authors-procedure"``; every mismatch
+        has a note.
     """
     published = read_published_b(published_csv)
     out = _reading_rows(published, readings)

@@ -6,8 +6,9 @@ inside the site folder, so the folder can be opened from disk, zipped or served 
 ``notebooks/<stage>/<name>.html``, each figure is copied to ``figures/<stage>/<name>.png``, and
 :func:`build_site` writes ``index.html`` and ``pages/*.html`` from the result tables.
 
-The pages are Jinja2 templates (``compendium/templates/``: ``base.html``, ``index.html``, ``stage.html``,
-``published-vs-reproduced.html``, ``course.html``, ``table.html``, ``site.css``) rendered with autoescaping:
+The pages are Jinja2 templates (``compendium/publish/templates/``: ``base.html``, ``index.html``,
+``stage.html``, ``published-vs-reproduced.html``, ``course.html``, ``table.html``, ``site.css``) rendered with
+autoescaping:
 every string that comes from data or file names (group values, column names, notes, captions) is shown as
 text. This module only gathers what the pages show.
 
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from compendium.published import PVR_COLUMNS, summarise_published_vs_reproduced
+from compendium.publish.published import PVR_COLUMNS, summarise_published_vs_reproduced
 from fairstats import __version__
 from fairstats.reporting import atomic_write_text
 
@@ -185,7 +186,7 @@ _SKIP_DIRS = {"logs", "benchmarks", "report", "predictions"}
 @cache
 def _templates() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("compendium", "templates"),
+        loader=jinja2.PackageLoader("compendium.publish", "templates"),
         autoescape=jinja2.select_autoescape(["html"]),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -1,5 +1,10 @@
 """The vocabulary of ``results/published-vs-reproduced.csv``: its columns, the printed-precision match, and
-the collection of the pieces every stage writes into one judged table."""
+the collection of the pieces every stage writes into one judged table.
+
+Whether a reproduced number matches a printed one is decided here and only here: at the printed precision
+(:func:`matches_at_printed_precision`), with paper B's ways of printing a p-value that rounds to 0 or 1
+(:func:`matches_printed_pvalue`); :func:`matches_printed` picks between them by the printed column.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,10 @@ import os
 import numpy as np
 import pandas as pd
 
-from compendium.pvr_classes import CLASSES
+from compendium.publish.pvr_classes import CLASSES
 
 #: Columns of every piece that feeds results/published-vs-reproduced.csv; the collected table adds ``class``
-#: and ``evidence`` (:mod:`compendium.pvr_classes`).
+#: and ``evidence`` (:mod:`compendium.publish.pvr_classes`).
 PVR_COLUMNS = ["paper", "table", "row", "column", "published", "reproduced", "source", "matches", "note"]
 
 
@@ -30,6 +35,31 @@ def matches_at_printed_precision(published: str, reproduced: float) -> bool:
     scale = 10.0**decimals
     ours = np.sign(reproduced) * np.floor(abs(reproduced) * scale + 0.5 + 1e-9) / scale
     return bool(abs(ours - value) < 0.5 / scale)
+
+
+def matches_printed_pvalue(published: str, reproduced: float) -> bool:
+    """Whether ``reproduced`` agrees with a printed p-value.
+
+    ``"~0"``, ``"~1"`` and the bare integers ``"0"``, ``"1"`` (the paper's way of writing a p-value that
+    rounds to 0 or 1) match when ``reproduced`` rounds to 0 or 1 at three decimals (p < 0.0005, p >= 0.9995),
+    the precision of the paper's other p-values (e.g. 0.979, 0.089). Any other printed value is compared by
+    :func:`matches_at_printed_precision`.
+    """
+    text = str(published).strip()
+    if text in ("~0", "~1", "0", "1"):
+        target = float(text.lstrip("~"))
+        return bool(np.isfinite(reproduced) and abs(reproduced - target) < 0.0005)
+    return matches_at_printed_precision(text, reproduced)
+
+
+def matches_printed(column: str, published: str, reproduced: float) -> bool:
+    """Whether ``reproduced`` agrees with a printed number of paper B: p-values (``column == "P-Value"``) by
+    :func:`matches_printed_pvalue`, others at printed precision; never for a NaN or infinite value."""
+    if not np.isfinite(reproduced):
+        return False
+    if column == "P-Value":
+        return matches_printed_pvalue(published, reproduced)
+    return matches_at_printed_precision(published, reproduced)
 
 
 #: Table numbers as printed, in order (paper B has Tables I-XXV).
@@ -68,8 +98,8 @@ def summarise_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
     """Count numbers and matches per paper, table and source; with a ``class`` column, also each class.
 
     ``matching`` counts every match at the printed precision; the class columns (``exact``, ``saturated``,
-    ``circular``, ... of :mod:`compendium.pvr_classes`) tell a match from data apart from a saturated printed
-    p-value or a number computed from other printed numbers.
+    ``circular``, ... of :mod:`compendium.publish.pvr_classes`) tell a match from data apart from a saturated
+    printed p-value or a number computed from other printed numbers.
     """
     t = table.assign(matched=table["matches"].astype(str).str.lower().eq("true"))
     out = (

@@ -1,11 +1,12 @@
 r"""Paper B's fairness battery on out-of-fold predictions (our rerun), beside correct tests.
 
-:func:`run_battery` takes the tidy predictions of :mod:`compendium.crossval` (one row per person and model:
-``model, fold, ID, race, y_true, y_score, y_pred, y_score_flipped, y_pred_flipped``) and runs the 15 tests of
-paper B with the paper's tails and levels; :func:`battery_tables` returns the battery together with the
-tables behind it (per-fold metrics, the 2x2 count tables of Tables XVI-XIX and XXI-XXIV, per-bin calibration
-tables, the nearest neighbours). :func:`published_vs_reproduced_rerun` sets every number printed in Tables
-II-XXV beside the rerun's.
+:func:`run_battery` takes the tidy predictions of :mod:`compendium.paper_b.crossval` (one row per person and
+model: ``model, fold, ID, race, y_true, y_score, y_pred, y_score_flipped, y_pred_flipped``) and runs the
+15 tests of paper B with the paper's tails and levels; :func:`battery_tables` returns the battery together
+with the tables behind it (per-fold metrics, the 2x2 count tables of Tables XVI-XIX and XXI-XXIV, per-bin
+calibration tables, the nearest neighbours). The columns of the battery are those of
+:mod:`compendium.paper_b.battery_layout`; :mod:`compendium.paper_b.battery_pvr` sets every number printed in
+Tables II-XXV beside the rerun's.
 
 The tests (favourable outcome ``favorable``, paper: 0 = no recidivism; W = unprotected, B = protected):
 
@@ -30,40 +31,6 @@ XX     causal_discrimination              ŷ vs race-flipped ŷ (McNemar)       
 XXV    fairness_through_awareness         ŷ vs nearest other-race ŷ (McNemar)    two-sided   α
 =====  =================================  =====================================  ==========  =========
 
-Columns of the battery (:data:`BATTERY_COLUMNS`): first exactly the columns of
-:func:`compendium.authors.authors_battery` (the fold-based t-tests: the paper's formula, pooled, paired and
-corrected t, each with statistic, df, p-value and verdict), then :data:`EXTRA_COLUMNS` for the tests that
-are not t-tests (left NaN on t rows; the t columns are NaN on their rows):
-
-``group``
-    McNemar rows (XX, XXV): the group whose people are paired (``White``/``Black``).
-``n``
-    People in the test (McNemar: the group; calibration: both groups).
-``k``, ``n_minus_k``
-    McNemar rows: Table XX/XXV's K = #(ŷ ≠ fav, other = fav), the pairs where the race-flipped (or
-    neighbour's) prediction is the favourable one and the own is not (paper: original 1, counterfactual 0),
-    and N - K = #(ŷ = fav, other ≠ fav).
-``statistic``, ``df``, ``pvalue``
-    The paper's own non-t test, computed as its text defines it: calibration and well-calibration χ² of
-    Eq. 1-2 (df k - 1 and 2k - 1; :mod:`fairstats.calibration`), McNemar mid-p of Eq. 3 with k = min(K,
-    N - K) (``statistic`` = that k; :func:`fairstats.mcnemar.mcnemar_midp`).
-``pvalue_as_published``
-    McNemar rows: the formula Table XX's printed p-values follow, 2·cdf(k) - 0.5·pmf(k)
-    (:func:`fairstats.mcnemar.mcnemar_midp_as_published`).
-``statistic_alternative``, ``df_alternative``, ``pvalue_alternative``
-    Calibration row: our sound test of the same hypothesis, per-bin χ² tests of independence of group and
-    outcome, summed (:func:`fairstats.calibration.calibration_independence_test`).
-``corrected_test``
-    Which test ``significant_corrected`` comes from: the corrected resampled t (t rows), the McNemar mid-p
-    (XX, XXV), the summed independence χ² (XII); empty for well-calibration (XIII), whose composite
-    hypothesis (the rate lies inside the bin) has no test here, so its ``significant_corrected`` is NA.
-
-``significant_paper`` is the paper's procedure's verdict (its t formula, its χ², Table XX's p formula) at the
-row's ``alpha``; ``significant_corrected`` that of a correct test; ``verdict_changes`` whether they differ.
-``disparity`` follows the paper: W - B for right-tailed, B - W for left-tailed, |W - B| for two-sided
-t-tests; for McNemar rows (K - (N - K)) / n, the change in the group's favourable-prediction rate when the
-race-flipped (or neighbour's) prediction replaces the own; NaN for calibration.
-
 Fairness through awareness: each person's nearest person of the other race under the Mahalanobis metric with
 the pooled within-race covariance (:func:`fairstats.awareness.nearest_other_group`, exact), searched among
 everybody predicted (not only the same fold). Features: :func:`awareness_features` (the paper design matrix
@@ -78,26 +45,20 @@ Sections II-B to II-O, Eq. 1-4, Tables II-XXV. C. Nadeau and Y. Bengio (2003), M
 from __future__ import annotations
 
 import numbers
-import os
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from compendium._checks import require_table
-from compendium.authors import (
-    AUTHORS_METRICS,
-    MODELS,
-    PAPER_B_TESTS,
-    PaperTest,
-    authors_fold_metrics,
-    correct_t_note,
-    fold_ttest_rows,
-    matches_printed,
-    printed_count_checks,
-    read_published_b,
+from compendium.paper_b.authors import MODELS, PAPER_B_TESTS, fold_ttest_rows
+from compendium.paper_b.battery_layout import (
+    BATTERY_COLUMNS,
+    CORRECTED_TESTS,
+    COUNT_TABLES,
+    OTHER_PREDICTION,
+    RERUN_TESTS,
+    BatteryTables,
 )
-from compendium.published import PVR_COLUMNS
 from fairstats.awareness import nearest_other_group
 from fairstats.calibration import (
     calibration_independence_test,
@@ -107,151 +68,18 @@ from fairstats.calibration import (
 )
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 from fairstats.metrics import group_metrics
-from fairstats.ttests import fold_ttest
 
 __all__ = [
-    "BATTERY_COLUMNS",
-    "COUNT_TABLES",
-    "EXTRA_COLUMNS",
-    "RERUN_TESTS",
-    "BatteryTables",
-    "align_battery",
     "awareness_features",
     "battery_tables",
     "causal_discrimination_tables",
-    "fold_agreement",
-    "published_vs_reproduced_rerun",
     "run_battery",
 ]
 
-#: The fold-based t-tests of the rerun: the authors' Tables II-XI plus the balance tests (XIV, XV), which
-#: need every person's score (the authors committed only fold 0's).
-RERUN_TESTS: tuple[PaperTest, ...] = (
-    *PAPER_B_TESTS,
-    PaperTest("XIV", "balance_positive_class", "mean_score_pos", "less"),
-    PaperTest("XV", "balance_negative_class", "mean_score_neg", "less"),
-)
-
-#: Columns of :func:`compendium.authors.authors_battery`, in its order (the t-test layout shared by both).
-AUTHORS_COLUMNS: tuple[str, ...] = (
-    "table",
-    "model",
-    "test",
-    "metric",
-    "alternative",
-    "alpha",
-    "disparity",
-    "estimate",
-    "mean_white",
-    "mean_black",
-    "n_white",
-    "n_black",
-    "n_pairs",
-    "statistic_paper_formula",
-    "df_paper_formula",
-    "pvalue_paper_formula",
-    "statistic_pooled",
-    "df_pooled",
-    "pvalue_pooled",
-    "statistic_paired",
-    "df_paired",
-    "pvalue_paired",
-    "statistic_corrected",
-    "df_corrected",
-    "pvalue_corrected",
-    "test_train_ratio",
-    "significant_paper",
-    "significant_pooled",
-    "significant_paired",
-    "significant_corrected",
-    "verdict_changes",
-    "source",
-)
-#: Columns for the tests that are not fold-based t-tests (see the module docstring).
-EXTRA_COLUMNS: tuple[str, ...] = (
-    "group",
-    "n",
-    "k",
-    "n_minus_k",
-    "statistic",
-    "df",
-    "pvalue",
-    "pvalue_as_published",
-    "statistic_alternative",
-    "df_alternative",
-    "pvalue_alternative",
-    "corrected_test",
-)
-#: Columns of :func:`run_battery`'s result, in order.
-BATTERY_COLUMNS: tuple[str, ...] = AUTHORS_COLUMNS + EXTRA_COLUMNS
-
-#: Paired 2x2 count tables: (test, model) -> table numeral; and the test's McNemar table.
-COUNT_TABLES: dict[tuple[str, str], str] = {
-    ("causal_discrimination", "lr"): "XVI",
-    ("causal_discrimination", "lda"): "XVII",
-    ("causal_discrimination", "rf"): "XVIII",
-    ("causal_discrimination", "xgb"): "XIX",
-    ("fairness_through_awareness", "lr"): "XXI",
-    ("fairness_through_awareness", "lda"): "XXII",
-    ("fairness_through_awareness", "rf"): "XXIII",
-    ("fairness_through_awareness", "xgb"): "XXIV",
-}
 _MCNEMAR_TABLE = {"causal_discrimination": "XX", "fairness_through_awareness": "XXV"}
-_OTHER = {"causal_discrimination": "counterfactual", "fairness_through_awareness": "neighbor"}
-_CORRECTED = {
-    "t": "corrected resampled t (Nadeau & Bengio 2003)",
-    "mcnemar": "McNemar mid-p (Eq. 3, k = min(K, N-K))",
-    "calibration": "summed per-bin chi-square of independence (ours)",
-    "well_calibration": "",
-}
 #: Identifier columns of the paper design matrix that are not features of a person.
 _IDENTIFIERS = ("ID", "Unnamed: 0.1", "Unnamed: 0")
 _PREDICTION_COLUMNS = ("model", "fold", "ID", "race", "y_true", "y_score", "y_pred", "y_pred_flipped")
-
-
-@dataclass(frozen=True)
-class BatteryTables:
-    """The battery and the tables behind it (:func:`battery_tables`).
-
-    Attributes
-    ----------
-    battery : pandas.DataFrame
-        One row per test (:data:`BATTERY_COLUMNS`), the result of :func:`run_battery`.
-    fold_metrics : pandas.DataFrame
-        Per-fold group metrics: ``model, metric, group, fold, value, numerator, denominator`` (group
-        ``White``/``Black``; ``value`` NaN where undefined), sorted like
-        :func:`compendium.authors.authors_fold_metrics`.
-    count_tables : pandas.DataFrame
-        The paired 2x2 tables of Tables XVI-XIX (causal) and XXI-XXIV (awareness): ``table, model, test,
-        group, original, other, n`` with ``other`` the race-flipped (causal) or neighbour's (awareness)
-        prediction; four rows per (table, group), all four cells present (zeros included).
-    calibration_bins : pandas.DataFrame
-        Per model and score bin: the calibration test's counts (``alpha, theta, beta, gamma, lambda,
-        contribution, used``), the independence test's per-bin rates and χ², and the mean score per group.
-    well_calibration_terms : pandas.DataFrame
-        Per model, bin and group: the well-calibration terms (:func:`fairstats.calibration.
-        well_calibration_test`'s table).
-    neighbours : pandas.DataFrame or None
-        Fairness through awareness matching: ``ID, group, neighbor_ID, neighbor_group, distance, n_ties``;
-        None when no features were given.
-    features_used : tuple of str
-        Feature columns that entered the Mahalanobis metric (non-constant within race).
-    features_dropped : tuple of str
-        Feature columns dropped as constant within race (e.g. the race dummies).
-    """
-
-    battery: pd.DataFrame
-    fold_metrics: pd.DataFrame = field(repr=False)
-    count_tables: pd.DataFrame = field(repr=False)
-    calibration_bins: pd.DataFrame = field(repr=False)
-    well_calibration_terms: pd.DataFrame = field(repr=False)
-    neighbours: pd.DataFrame | None = field(repr=False)
-    features_used: tuple[str, ...] = ()
-    features_dropped: tuple[str, ...] = ()
-
-    def to_frame(self) -> pd.DataFrame:
-        """The battery (one row per test)."""
-        return self.battery
 
 
 # --------------------------------------------------------------------------------------------- inputs
@@ -407,7 +235,7 @@ def _empty_row(source: str) -> dict[str, object]:
 
 def _t_rows(fold_metrics: pd.DataFrame, models: list[str], alpha: float, source: str) -> list[dict]:
     rows = fold_ttest_rows(fold_metrics, tests=RERUN_TESTS, models=models, alpha=alpha, source=source)
-    return [{**_empty_row(source), **r, "corrected_test": _CORRECTED["t"]} for r in rows]
+    return [{**_empty_row(source), **r, "corrected_test": CORRECTED_TESTS["t"]} for r in rows]
 
 
 def _calibration(
@@ -435,7 +263,7 @@ def _calibration(
                 df=res.df,
                 pvalue=res.pvalue,
                 significant_paper=_verdict(res.pvalue, alpha),
-                corrected_test=_CORRECTED[test],
+                corrected_test=CORRECTED_TESTS[test],
             )
             if test == "calibration":
                 row.update(
@@ -539,7 +367,7 @@ def _mcnemar_rows_and_counts(
                     table=_MCNEMAR_TABLE[test],
                     model=model,
                     test=test,
-                    metric=f"prediction_vs_{_OTHER[test]}",
+                    metric=f"prediction_vs_{OTHER_PREDICTION[test]}",
                     alternative="two-sided",
                     alpha=alpha,
                     disparity=(k - n_minus_k) / n if n else np.nan,
@@ -553,7 +381,7 @@ def _mcnemar_rows_and_counts(
                     significant_paper=bool(pub.pvalue < alpha),
                     significant_corrected=bool(mid.pvalue < alpha),
                     verdict_changes=bool((pub.pvalue < alpha) != (mid.pvalue < alpha)),
-                    corrected_test=_CORRECTED["mcnemar"],
+                    corrected_test=CORRECTED_TESTS["mcnemar"],
                 )
                 rows.append(row)
     return rows, pd.DataFrame(counts, columns=["table", "model", "test", "group", "original", "other", "n"])
@@ -577,7 +405,7 @@ def causal_discrimination_tables(
     ----------
     predictions : pandas.DataFrame
         Tidy predictions with ``model, ID, race, y_pred, y_pred_flipped`` (e.g. the authors' refits of
-        :mod:`compendium.authors_procedure`).
+        :mod:`compendium.paper_b.authors_procedure`).
     favorable, alpha, source, protected, unprotected : keyword-only
         As :func:`battery_tables`.
 
@@ -624,8 +452,8 @@ def battery_tables(
     Parameters
     ----------
     predictions : pandas.DataFrame
-        Tidy predictions of :mod:`compendium.crossval` (``model, fold, ID, race, y_true, y_score, y_pred,
-        y_pred_flipped``; ``y_score`` = P(y = 1)); every model predicts the same people, each once.
+        Tidy predictions of :mod:`compendium.paper_b.crossval` (``model, fold, ID, race, y_true, y_score,
+        y_pred, y_pred_flipped``; ``y_score`` = P(y = 1)); every model predicts the same people, each once.
     features : pandas.DataFrame or None, keyword-only
         Features of fairness through awareness, index = ``ID`` (:func:`awareness_features`); None leaves out
         Tables XXI-XXV.
@@ -792,330 +620,3 @@ def run_battery(
         protected=protected,
         unprotected=unprotected,
     ).battery
-
-
-def align_battery(battery: pd.DataFrame) -> pd.DataFrame:
-    """Give a battery (e.g. :func:`compendium.authors.authors_battery`'s) exactly :data:`BATTERY_COLUMNS`.
-
-    Missing extra columns are added (NaN; ``group`` and ``corrected_test`` filled as in :func:`run_battery`
-    for t rows), so that the authors' and the rerun's batteries concatenate into one tidy table.
-
-    Raises
-    ------
-    ValueError
-        A column of :data:`BATTERY_COLUMNS`' t-test part is missing, or an unknown column is present.
-    """
-    battery = require_table(battery, AUTHORS_COLUMNS, where="`battery`", nonempty=True)
-    unknown = [c for c in battery.columns if c not in BATTERY_COLUMNS]
-    if unknown:
-        raise ValueError(f"`battery`: unknown column {unknown[0]!r}")
-    out = battery.copy()
-    for col in EXTRA_COLUMNS:
-        if col not in out:
-            out[col] = np.nan
-    out["group"] = out["group"].astype(object).fillna("")
-    t_rows = out["statistic_paper_formula"].notna()
-    out["corrected_test"] = out["corrected_test"].where(~t_rows, _CORRECTED["t"]).fillna("")
-    return out[list(BATTERY_COLUMNS)]
-
-
-# --------------------------------------------------------------------------------- published vs reproduced
-
-
-def fold_agreement(fold_metrics: pd.DataFrame, authors: pd.DataFrame, *, atol: float = 1e-9) -> pd.DataFrame:
-    """Per model and metric: in how many folds the rerun's per-fold values equal the authors' (both groups).
-
-    Parameters
-    ----------
-    fold_metrics : pandas.DataFrame
-        :attr:`BatteryTables.fold_metrics` (``model, metric, group, fold, value``).
-    authors : pandas.DataFrame
-        :func:`compendium.authors.authors_fold_metrics`.
-    atol : float, keyword-only
-        Absolute tolerance of "equal" (NaN equals NaN).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``model, metric, n_folds, n_equal, max_abs_difference`` over the folds of ``fold_metrics`` and the
-        metrics both have (:data:`compendium.authors.AUTHORS_METRICS`), plus one row per model with metric
-        ``"all"``: the folds where every one of those metrics is equal (the same confusion cells).
-    """
-    ours = fold_metrics[fold_metrics["metric"].isin(AUTHORS_METRICS)]
-    merged = ours.merge(
-        authors[["model", "metric", "group", "fold", "value"]],
-        on=["model", "metric", "group", "fold"],
-        suffixes=("", "_authors"),
-        how="left",
-    )
-    a, b = merged["value"].to_numpy(dtype=float), merged["value_authors"].to_numpy(dtype=float)
-    merged["equal"] = (np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= atol)
-    merged["absdiff"] = np.abs(a - b)
-    per_fold = merged.groupby(["model", "metric", "fold"], sort=False).agg(
-        equal=("equal", "all"), absdiff=("absdiff", "max")
-    )
-    every = (
-        per_fold.groupby(["model", "fold"], sort=False)
-        .agg(equal=("equal", "all"), absdiff=("absdiff", "max"))
-        .assign(metric="all")
-        .set_index("metric", append=True)
-        .reorder_levels(["model", "metric", "fold"])
-    )
-    out = (
-        pd.concat([per_fold, every])
-        .groupby(["model", "metric"], sort=False)
-        .agg(n_folds=("equal", "size"), n_equal=("equal", "sum"), max_abs_difference=("absdiff", "max"))
-        .reset_index()
-    )
-    out["n_equal"] = out["n_equal"].astype(np.int64)
-    return out
-
-
-_MODEL_ROWS = {v[3]: m for m, v in MODELS.items()}
-_T_FIELDS = {
-    "Disparity": "disparity",
-    "Test Statistic": "statistic_paper_formula",
-    "P-Value": "pvalue_paper_formula",
-}
-_NO_SCORES = (
-    "no authors-per-fold counterpart (needs every person's score; the authors committed fold 0's only)"
-)
-_AWARENESS_MATCHING = (
-    "our matching differs from the authors' (they took the covariance of the two vectors compared and "
-    "matched within folds; we use the pooled within-race covariance of the features and search all folds)"
-)
-
-
-_CAUSAL = (
-    "the printed table comes from the authors' refits without Race_WHITE, not from Table I's models: see "
-    "source authors-procedure"
-)
-_AWARENESS = (
-    "the authors' neighbour is decided by rounding (their distance is sqrt(2) for every pair): see source "
-    "authors-procedure"
-)
-_READINGS = (
-    "none of the readings declared in compendium.printed_readings reproduces the printed number: see source "
-    "authors-procedure"
-)
-#: Where our predictions equal the authors' in every fold, the demonstrated cause of a remaining difference.
-_CAUSE_WHEN_FITS_AGREE = {
-    **dict.fromkeys(("XVI", "XVII", "XVIII", "XIX", "XX"), _CAUSAL),
-    **dict.fromkeys(("XXI", "XXII", "XXIII", "XXIV", "XXV"), _AWARENESS),
-    **dict.fromkeys(("XI", "XII", "XIII"), _READINGS),
-    "XV": (
-        "the printed numbers are E(S | y=1) of Black minus E(S | y=0) of White people, two different classes "
-        "(reading of compendium.printed_readings, source authors-procedure)"
-    ),
-}
-
-
-class _Notes:
-    """The facts behind the notes of the rerun's published-vs-reproduced piece."""
-
-    def __init__(self, tables: BatteryTables, published_csv, raw_dir) -> None:
-        self.folds = np.sort(tables.fold_metrics["fold"].unique())
-        self.k = len(self.folds)
-        self.agreement = self.authors_t = self.failed = None
-        if raw_dir is None:
-            return
-        authors = authors_fold_metrics(raw_dir)
-        authors = authors[authors["fold"].isin(self.folds)]
-        self.agreement = fold_agreement(tables.fold_metrics, authors).set_index(["model", "metric"])
-        wide = authors.pivot(index=["model", "metric", "fold"], columns="group", values="value")
-        models = set(tables.battery["model"])
-        self.authors_t = {}
-        for spec in PAPER_B_TESTS:
-            for model in (m for m in MODELS if m in models):
-                sub = wide.loc[(model, spec.metric)].sort_index()
-                res = fold_ttest(
-                    sub["White"].to_numpy(), sub["Black"].to_numpy(), alternative=spec.alternative
-                )
-                self.authors_t[(spec.table, model)] = {
-                    "disparity": spec.disparity(res.mean_a, res.mean_b),
-                    "statistic_paper_formula": res.statistic_paper_formula,
-                    "pvalue_paper_formula": res.pvalue_paper_formula,
-                }
-        checks = printed_count_checks(published_csv, raw_dir)
-        self.failed = checks[~checks["ok"]]
-
-    def agree(self, model: str, metric: str = "all", table: str = "") -> str:
-        """In how many folds our per-fold values (a metric, or "all" cells) equal the authors'; where all do,
-        the demonstrated cause of a difference in ``table`` (:data:`_CAUSE_WHEN_FITS_AGREE`)."""
-        if self.agreement is None or (model, metric) not in self.agreement.index:
-            return ""
-        a = self.agreement.loc[(model, metric)]
-        n_equal, n_folds = int(a["n_equal"]), int(a["n_folds"])
-        if metric != "all":
-            return (
-                f"; our per-fold {metric} equals the authors' committed value in {n_equal} of {n_folds} "
-                f"folds (max |difference| {a['max_abs_difference']:.3g})"
-            )
-        text = (
-            f"; our predictions give the authors' committed confusion cells in {n_equal} of {n_folds} folds"
-        )
-        if n_equal == n_folds and table in _CAUSE_WHEN_FITS_AGREE:
-            text += f" (our fits agree with the authors'; {_CAUSE_WHEN_FITS_AGREE[table]})"
-        return text
-
-    def subset(self) -> str:
-        if self.k == 250:
-            return ""
-        return (
-            f"; the rerun covers {self.k} of the paper's 250 folds (config nij.test_folds), so its numbers "
-            "are not comparable with the printed ones"
-        )
-
-    def t_table(self, table: str, model: str, metric: str, column: str, printed: str, ours: float) -> str:
-        note = f"rerun {ours:.4g} (the paper's formula on our per-fold values)"
-        field_ = _T_FIELDS[column]
-        if self.authors_t is not None and (table, model) in self.authors_t:
-            theirs = self.authors_t[(table, model)][field_]
-            ok = matches_printed(column, printed, theirs)
-            note += (
-                f"; the same formula on the authors' per-fold values over these folds gives {theirs:.4g}, "
-                f"which {'matches' if ok else 'does not match'} the printed value"
-            )
-            if not ok and self.k == 250:
-                note += " (so the printed number does not follow from the authors' committed per-fold values)"
-            return note + self.agree(model, metric) + self.subset()
-        if table in ("XIV", "XV"):
-            note += "; " + _NO_SCORES
-        return note + self.agree(model, table=table) + self.subset()
-
-    def calibration(self, model: str, ours: float, df: int, table: str = "XII") -> str:
-        return (
-            f"rerun {ours:.4g} (the paper's Eq. 1-2 on our out-of-fold scores, {df} df); {_NO_SCORES}; the "
-            "statistic counts every score in its bin, so refits that move scores across bin edges move it"
-            + self.agree(model, table=table)
-            + self.subset()
-        )
-
-    def count(
-        self, table: str, test: str, model: str, group: str, x: int, y: int, ours: int, total: int
-    ) -> str:
-        note = (
-            f"rerun count {ours} of {total} {group} people "
-            f"(own prediction {x}, {_OTHER[test]} prediction {y})"
-        )
-        if test == "fairness_through_awareness":
-            note += "; " + _AWARENESS_MATCHING
-        else:
-            note += "; the race-flipped predictions come from our refit models"
-        note += self.agree(model, table=table)
-        if self.failed is not None:
-            bad = self.failed[(self.failed["table"] == table) & (self.failed["group"] == group)]
-            for _, c in bad.iterrows():
-                note += f"; printed {c['check']} {c['printed']} != {c['expected']} ({c['note']})"
-        return note + self.subset()
-
-    def mcnemar(self, table: str, model: str, column: str, printed: str, r: pd.Series, alpha: float) -> str:
-        ours = float(r[{"K": "k", "N-K": "n_minus_k", "P-Value": "pvalue"}[column]])
-        note = f"rerun {ours:.4g}"
-        if column == "P-Value":
-            published = float(r["pvalue_as_published"])
-            ok = matches_printed(column, printed, published)
-            note += (
-                f" = mid-p of Eq. 3 on our K = {int(r['k'])}, N-K = {int(r['n_minus_k'])}; Table XX's "
-                f"formula 2*cdf(k) - 0.5*pmf(k) on our counts gives {published:.4g} "
-                f"({'matches' if ok else 'does not match'} the printed value)"
-            )
-            if bool(r["verdict_changes"]):
-                note += f"; the verdict at alpha = {alpha:g} differs between the two formulas"
-        else:
-            note += " discordant pairs (" + ("race-flipped" if table == "XX" else "nearest neighbour") + ")"
-            if table == "XXV":
-                note += "; " + _AWARENESS_MATCHING
-        return note + self.agree(model, table=table) + self.subset()
-
-
-def published_vs_reproduced_rerun(
-    tables: BatteryTables,
-    published_csv: str | os.PathLike,
-    *,
-    raw_dir: str | os.PathLike | None = None,
-    alpha: float = 0.05,
-) -> pd.DataFrame:
-    """Every number printed in paper B's Tables II-XXV beside the rerun's (Table I: the training notebook).
-
-    Parameters
-    ----------
-    tables : BatteryTables
-        :func:`battery_tables` on the ``paper`` preset's predictions (with ``features``).
-    published_csv : str or path-like
-        ``data/published/paper-b-tables.csv``.
-    raw_dir : str or path-like or None, keyword-only
-        The authors' files (``data/raw/paper-b-authors``), used in the notes of mismatches: whether the
-        authors' own per-fold values give the printed number, in how many folds ours equal theirs, whether the
-        printed counts add up. None: notes without these comparisons.
-    alpha : float, keyword-only
-        Family level (only for the notes about verdicts).
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`fairstats.reporting.PVR_COLUMNS`, ``paper`` = ``"B"``, ``source`` = ``"rerun"``, one row per
-        printed number of Tables II-XXV in the published file's order; ``reproduced`` NaN where the rerun has
-        no counterpart (e.g. awareness tables without features), with a note; every mismatch has a note.
-
-    Raises
-    ------
-    TypeError
-        ``tables`` is not a :class:`BatteryTables`.
-
-    Notes
-    -----
-    Tables II-XI, XIV, XV: ``disparity``, ``statistic_paper_formula``, ``pvalue_paper_formula`` (the paper's
-    own formula). XII, XIII: the paper's χ² and p. Count tables: the printed cell in row ``... (Y) = y``,
-    column ``Original (X) = x`` is the count of people with own prediction x and other prediction y. XX,
-    XXV: K, N - K and the mid-p of Eq. 3 (as the authors-per-fold piece does; the note gives Table XX's
-    formula on our counts). Printed p-values ``~0``, ``0``, ``~1``, ``1`` match a p that rounds to it at
-    three decimals (:func:`compendium.authors.matches_printed_pvalue`).
-    """
-    if not isinstance(tables, BatteryTables):
-        raise TypeError(f"`tables` must be a BatteryTables result, got {type(tables).__name__}")
-    published = read_published_b(published_csv)
-    notes = _Notes(tables, published_csv, raw_dir)
-    bat = tables.battery.set_index(["table", "model", "group"])
-    cells = tables.count_tables.set_index(["table", "group", "original", "other"])["n"]
-    totals = tables.count_tables.groupby(["table", "group"])["n"].sum()
-    t_specs = {s.table: s for s in RERUN_TESTS}
-    count_keys = {t: key for key, t in COUNT_TABLES.items()}
-    missing = "no rerun counterpart (fairness through awareness needs `features`)"
-    out = []
-    for _, p in published.iterrows():
-        table, row, column, printed = p["table"], p["row"], p["column"], p["published"]
-        if table == "I":
-            continue
-        reproduced, note = float("nan"), missing
-        if table in t_specs or table in ("XII", "XIII"):
-            model = _MODEL_ROWS[row]
-            if (table, model, "") in bat.index:
-                r = bat.loc[(table, model, "")]
-                if table in t_specs:
-                    reproduced = float(r[_T_FIELDS[column]])
-                    note = notes.t_table(table, model, t_specs[table].metric, column, printed, reproduced)
-                else:
-                    reproduced = float(r["statistic" if column.startswith("Chi") else "pvalue"])
-                    note = notes.calibration(model, reproduced, int(r["df"]), table)
-        elif table in count_keys:
-            test, model = count_keys[table]
-            group = "White" if row.startswith("Unprotected") else "Black"
-            y, x = int(row.rsplit("=", 1)[1]), int(column.rsplit("=", 1)[1])
-            if (table, group, x, y) in cells.index:
-                reproduced = float(cells.loc[(table, group, x, y)])
-                total = int(totals.loc[(table, group)])
-                note = notes.count(table, test, model, group, x, y, int(reproduced), total)
-        elif table in ("XX", "XXV"):
-            model = _MODEL_ROWS[row.rsplit(" (", 1)[0]]
-            group = "White" if row.endswith("(Unprotected)") else "Black"
-            if (table, model, group) in bat.index:
-                r = bat.loc[(table, model, group)]
-                reproduced = float(r[{"K": "k", "N-K": "n_minus_k", "P-Value": "pvalue"}[column]])
-                note = notes.mcnemar(table, model, column, printed, r, alpha)
-        matches = matches_printed(column, printed, reproduced)
-        note = "" if matches else note
-        if table in t_specs and column in ("Test Statistic", "P-Value") and np.isfinite(reproduced):
-            note = "; ".join(filter(None, [note, correct_t_note(r)]))
-        out.append(["B", table, row, column, printed, reproduced, "rerun", matches, note])
-    return pd.DataFrame(out, columns=PVR_COLUMNS)

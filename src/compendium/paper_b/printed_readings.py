@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from compendium.authors import MODELS, matches_printed, read_published_b
+from compendium.paper_b.authors import MODELS, read_published_b
+from compendium.publish.published import matches_printed
 from fairstats.calibration import calibration_test, well_calibration_test
 from fairstats.ttests import fold_ttest
 
@@ -237,7 +238,7 @@ def run_readings(
     Parameters
     ----------
     predictions : pandas.DataFrame
-        The ``paper`` preset's Table I predictions (:data:`compendium.crossval.PREDICTION_COLUMNS`).
+        The ``paper`` preset's Table I predictions (:data:`compendium.paper_b.crossval.PREDICTION_COLUMNS`).
     published_csv : str or path-like
         ``data/published/paper-b-tables.csv``.
     n_bins : int, keyword-only

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from compendium._checks import require_table
-from compendium.published import PVR_COLUMNS, matches_at_printed_precision
+from compendium.publish.published import PVR_COLUMNS, matches_printed
 from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
 from fairstats.ttests import fold_ttest
 
@@ -54,8 +54,6 @@ __all__ = [
     "authors_battery",
     "authors_fold_metrics",
     "authors_table_i",
-    "matches_printed",
-    "matches_printed_pvalue",
     "printed_count_checks",
     "published_vs_reproduced_authors",
     "read_published_b",
@@ -330,7 +328,7 @@ def fold_ttest_rows(
 
     ``fold_metrics`` is tidy (``model, metric, fold, group, value``, groups ``White``/``Black``); each test
     runs at ``alpha / n_tests`` (Bonferroni for the two-metric definitions). Shared by the authors' battery
-    and the rerun's (:mod:`compendium.battery`).
+    and the rerun's (:mod:`compendium.paper_b.battery`).
     """
     wide = fold_metrics.pivot(index=["model", "metric", "fold"], columns="group", values="value")
     rows = []
@@ -453,31 +451,6 @@ def read_published_b(path: str | os.PathLike) -> pd.DataFrame:
             f"{path}: column 'table' has value {frame.loc[unknown, 'table'].iloc[0]!r}, not I..XXV"
         )
     return frame
-
-
-def matches_printed_pvalue(published: str, reproduced: float) -> bool:
-    """Whether ``reproduced`` agrees with a printed p-value.
-
-    ``"~0"``, ``"~1"`` and the bare integers ``"0"``, ``"1"`` (the paper's way of writing a p-value that
-    rounds to 0 or 1) match when ``reproduced`` rounds to 0 or 1 at three decimals (p < 0.0005, p >= 0.9995),
-    the precision of the paper's other p-values (e.g. 0.979, 0.089). Any other printed value is compared by
-    :func:`fairstats.reporting.matches_at_printed_precision`.
-    """
-    text = str(published).strip()
-    if text in ("~0", "~1", "0", "1"):
-        target = float(text.lstrip("~"))
-        return bool(np.isfinite(reproduced) and abs(reproduced - target) < 0.0005)
-    return matches_at_printed_precision(text, reproduced)
-
-
-def matches_printed(column: str, published: str, reproduced: float) -> bool:
-    """Whether ``reproduced`` agrees with a printed number of paper B: p-values (``column == "P-Value"``) by
-    :func:`matches_printed_pvalue`, others at printed precision; never for a NaN or infinite value."""
-    if not np.isfinite(reproduced):
-        return False
-    if column == "P-Value":
-        return matches_printed_pvalue(published, reproduced)
-    return matches_at_printed_precision(published, reproduced)
 
 
 # 2x2 tables: table -> (model, kind); Table XX / XXV rows -> (model, group).

@@ -8,7 +8,7 @@ their tag and merges consecutive stream outputs (nbconvert's ``CoalesceStreamsPr
 of a notebook with the same inputs write byte-identical files and ``git status`` stays clean.
 Outputs, execution counts, parameters and the cells' own ids are kept. The workflow's notebook rules run::
 
-    papermill IN.ipynb OUT.ipynb ... && python -m compendium.executed_notebook OUT.ipynb
+    papermill IN.ipynb OUT.ipynb ... && python -m compendium.publish.executed_notebook OUT.ipynb
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def normalise_notebook(path: str | os.PathLike) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m compendium.executed_notebook", description=__doc__.splitlines()[0]
+        prog="python -m compendium.publish.executed_notebook", description=__doc__.splitlines()[0]
     )
     parser.add_argument("notebooks", nargs="+", help="executed notebooks to rewrite in place")
     args = parser.parse_args(argv)

@@ -10,8 +10,9 @@ with the sensitive attribute flipped (a ``counterfactual`` function, e.g.
 ``y_score`` is the predicted probability of class 1 (recidivism) and ``y_pred`` the model's ``predict`` (1 =
 recidivism). Which prediction is *favourable* is a setting (``favorable``; the NIJ paper: 0 = no recidivism),
 stored with the predictions, never implied. Settings (seed, preset, package versions, estimator parameters,
-folds whose fit did not converge) travel with the table as parquet metadata (:func:`write_predictions`,
-:func:`read_predictions`).
+folds whose fit did not converge) travel with the table as parquet metadata
+(:mod:`compendium.paper_b.predictions`: written, read and gathered there; Table I's per-fold accuracy beside
+the authors' in :mod:`compendium.paper_b.fold_accuracy`).
 
 Fold schemes (:func:`assign_folds`): ``paper`` keeps a given fold column (the authors' 250 folds);
 ``stratified`` is a seeded :class:`sklearn.model_selection.StratifiedKFold` stratified by outcome x group.
@@ -20,19 +21,14 @@ Fold schemes (:func:`assign_folds`): ``paper`` keeps a given fold column (the au
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 from sklearn.base import BaseEstimator, clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
@@ -40,25 +36,16 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from compendium.models import MODEL_NAMES, fit_converged, model_settings, package_versions
+from compendium.paper_b.models import fit_converged, model_settings, package_versions
 
 __all__ = [
-    "AUTHORS_ACCURACY_COLUMNS",
     "FOLD_SCHEMES",
-    "METADATA_KEY",
     "PREDICTION_COLUMNS",
-    "FoldAgreement",
     "FoldPredictions",
     "NotConvergedWarning",
     "assign_folds",
-    "compare_fold_accuracy",
     "fit_predict_folds",
-    "fold_accuracy",
-    "gather_predictions",
-    "read_authors_fold_accuracy",
-    "read_predictions",
     "training_rows",
-    "write_predictions",
 ]
 
 #: Fold schemes of :func:`assign_folds`.
@@ -75,16 +62,6 @@ PREDICTION_COLUMNS: tuple[str, ...] = (
     "y_score_flipped",
     "y_pred_flipped",
 )
-#: Key of the settings (JSON) in a predictions parquet file's schema metadata.
-METADATA_KEY = b"fairstats"
-#: The NIJ paper authors' per-fold accuracy columns (``Fairness Metrics - All Predicted Outcome Binary Metrics
-#: from Verma Paper.csv``; row i = test fold i).
-AUTHORS_ACCURACY_COLUMNS: dict[str, str] = {
-    "lr": "Accuracy of Logistic Regression Algorithm",
-    "lda": "Accuracy of LDA Algorithm",
-    "rf": "Accuracy of Random Forest",
-    "xgb": "Accuracy of XgBoost",
-}
 
 
 class NotConvergedWarning(UserWarning):
@@ -423,7 +400,7 @@ def fit_predict_folds(
 
     Examples
     --------
-    >>> from compendium.models import make_model
+    >>> from compendium.paper_b.models import make_model
     >>> res = fit_predict_folds(
     ...     X, y, fold, group=race, ID=ids, model=make_model("lda"), name="lda"
     ... )  # doctest: +SKIP
@@ -531,302 +508,3 @@ def fit_predict_folds(
         }
     )
     return FoldPredictions(predictions=frame, settings=out_settings)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Storage
-# ----------------------------------------------------------------------------------------------------------
-
-
-def write_predictions(result: FoldPredictions | pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write predictions and their settings to a parquet file, atomically (temporary file, then rename).
-
-    A ``DataFrame`` argument takes its settings from ``attrs["fairstats"]``. The file is byte-identical for
-    identical inputs (no timestamps); settings go into the schema metadata under :data:`METADATA_KEY`.
-    """
-    if isinstance(result, FoldPredictions):
-        frame, settings = result.predictions, result.settings
-    elif isinstance(result, pd.DataFrame):
-        frame, settings = result, result.attrs.get("fairstats", {})
-    else:
-        raise TypeError(f"`result` must be FoldPredictions or a DataFrame, got {type(result).__name__}")
-    missing = [c for c in PREDICTION_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"`result` lacks prediction column(s) {missing}")
-    frame = frame[list(PREDICTION_COLUMNS)].reset_index(drop=True)
-    frame.attrs = {}
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    meta = dict(table.schema.metadata or {})
-    meta[METADATA_KEY] = json.dumps(settings, sort_keys=True).encode()
-    table = table.replace_schema_metadata(meta)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a results file is readable like any other
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def read_predictions(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a predictions parquet file; its settings come back as ``attrs["fairstats"]``."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"`path`: no predictions file {str(path)!r}")
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise ValueError(f"{str(path)!r}: not a readable parquet file ({exc})") from exc
-    missing = [c for c in PREDICTION_COLUMNS if c not in table.column_names]
-    if missing:
-        raise ValueError(f"{str(path)!r}: not a predictions file, missing column(s) {missing}")
-    frame = table.to_pandas()
-    raw = (table.schema.metadata or {}).get(METADATA_KEY)
-    frame.attrs["fairstats"] = json.loads(raw) if raw else {}
-    return frame
-
-
-def gather_predictions(
-    parts: Sequence[FoldPredictions | pd.DataFrame | str | os.PathLike],
-    *,
-    models: Sequence[str] | None = None,
-) -> FoldPredictions:
-    """Concatenate chunks of predictions into one table, checked and sorted.
-
-    Parameters
-    ----------
-    parts : sequence of FoldPredictions, DataFrame (with ``attrs["fairstats"]``) or parquet paths
-        The chunks (any order).
-    models : sequence of str, optional
-        Order of the ``model`` categories (default: :data:`compendium.models.MODEL_NAMES` order, then others
-        sorted).
-
-    Returns
-    -------
-    FoldPredictions
-        Rows sorted by model, fold, then the chunks' row order; settings merged: per model, the union of test
-        folds and of unconverged folds; all other settings must agree across chunks.
-
-    Raises
-    ------
-    ValueError
-        No parts; a setting (e.g. versions, favourable outcome, seed) that differs between chunks; a
-        (model, fold) present in two chunks.
-    """
-    if len(parts) == 0:
-        raise ValueError("`parts` is empty")
-    frames: list[pd.DataFrame] = []
-    merged: dict[str, object] | None = None
-    per_model: dict[str, dict[str, object]] = {}
-    for i, part in enumerate(parts):
-        label = str(part) if isinstance(part, str | os.PathLike) else f"part {i}"
-        if isinstance(part, FoldPredictions):
-            frame, settings = part.predictions, part.settings
-        elif isinstance(part, pd.DataFrame):
-            frame, settings = part, part.attrs.get("fairstats", {})
-        else:
-            frame = read_predictions(part)
-            settings = frame.attrs["fairstats"]
-        common = {k: v for k, v in settings.items() if k != "models"}
-        if merged is None:
-            merged = common
-        elif common != merged:
-            diff = sorted(k for k in set(common) | set(merged) if common.get(k) != merged.get(k))
-            raise ValueError(
-                f"{label}: settings differ from the first part's in {diff} "
-                f"(e.g. {diff[0]!r}: {common.get(diff[0])!r} vs {merged.get(diff[0])!r})"
-            )
-        for name, info in settings.get("models", {}).items():
-            entry = per_model.setdefault(
-                name, {"estimator": info["estimator"], "test_folds": [], "not_converged": []}
-            )
-            if entry["estimator"] != info["estimator"]:
-                raise ValueError(f"{label}: model {name!r} has other estimator settings than an earlier part")
-            entry["test_folds"] = entry["test_folds"] + list(info["test_folds"])
-            entry["not_converged"] = entry["not_converged"] + list(info["not_converged"])
-        f = frame[list(PREDICTION_COLUMNS)].copy()
-        f["model"] = f["model"].astype(str)
-        f["race"] = f["race"].astype(str)
-        frames.append(f.assign(_part=i, _row=np.arange(len(f))))
-    out = pd.concat(frames, ignore_index=True)
-    dup = out.drop_duplicates(["model", "fold", "_part"]).duplicated(["model", "fold"], keep=False)
-    if dup.any():
-        row = out.drop_duplicates(["model", "fold", "_part"]).loc[dup].iloc[0]
-        raise ValueError(f"model {row['model']!r}, fold {int(row['fold'])} appears in more than one part")
-    names = sorted(
-        out["model"].unique(),
-        key=lambda m: (m not in MODEL_NAMES, MODEL_NAMES.index(m) if m in MODEL_NAMES else 0, m),
-    )
-    if models is not None:
-        names = list(models) + [m for m in names if m not in models]
-    out["model"] = pd.Categorical(out["model"], categories=names)
-    races = sorted(out["race"].unique())
-    out["race"] = pd.Categorical(out["race"], categories=races)
-    # within a fold, rows keep the order of the part that holds the fold
-    out = out.sort_values(["model", "fold", "_row"], kind="stable").reset_index(drop=True)
-    out = out[list(PREDICTION_COLUMNS)]
-    for entry in per_model.values():
-        entry["test_folds"] = sorted(int(t) for t in entry["test_folds"])
-        entry["not_converged"] = sorted(int(t) for t in entry["not_converged"])
-    settings = dict(merged or {})
-    settings["models"] = {name: per_model[name] for name in names if name in per_model}
-    return FoldPredictions(predictions=out, settings=settings)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Accuracy per fold, and agreement with the authors
-# ----------------------------------------------------------------------------------------------------------
-
-
-def fold_accuracy(predictions: pd.DataFrame, *, prediction: str = "y_pred") -> pd.DataFrame:
-    """Accuracy of every (model, fold): the share of rows with ``prediction == y_true``.
-
-    Parameters
-    ----------
-    predictions : pandas.DataFrame
-        A predictions table (:data:`PREDICTION_COLUMNS`).
-    prediction : str
-        The prediction column (``y_pred`` or ``y_pred_flipped``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``model, fold, n, n_correct, accuracy``, sorted by model then fold.
-
-    Notes
-    -----
-    :math:`\\mathrm{acc}_{m,t} = \\frac{1}{|T_t|} \\sum_{i \\in T_t} [\\hat y_{m,i} = y_i]`, as
-    ``sklearn.metrics.accuracy_score`` per fold (here one vectorised group-by).
-    """
-    missing = [c for c in ("model", "fold", "y_true", prediction) if c not in predictions.columns]
-    if missing:
-        raise ValueError(f"`predictions` lacks column(s) {missing}")
-    correct = (predictions[prediction].to_numpy() == predictions["y_true"].to_numpy()).astype(np.int64)
-    frame = pd.DataFrame(
-        {"model": predictions["model"], "fold": predictions["fold"].astype(np.int64), "correct": correct}
-    )
-    out = (
-        frame.groupby(["model", "fold"], observed=True, sort=True)["correct"]
-        .agg(n="size", n_correct="sum")
-        .reset_index()
-    )
-    out["n"] = out["n"].astype(np.int64)
-    out["n_correct"] = out["n_correct"].astype(np.int64)
-    out["accuracy"] = out["n_correct"] / out["n"]
-    return out
-
-
-def read_authors_fold_accuracy(path: str | os.PathLike) -> pd.DataFrame:
-    """The NIJ paper authors' per-fold accuracies, long: ``model, fold, accuracy`` (file row i = fold i).
-
-    ``path`` is ``Fairness Metrics - All Predicted Outcome Binary Metrics from Verma Paper.csv``; its accuracy
-    columns are :data:`AUTHORS_ACCURACY_COLUMNS`.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"`path`: no file {str(path)!r}")
-    wide = pd.read_csv(path)
-    missing = [c for c in AUTHORS_ACCURACY_COLUMNS.values() if c not in wide.columns]
-    if missing:
-        raise ValueError(f"{str(path)!r}: missing column(s) {missing}")
-    if "Unnamed: 0" in wide.columns and not np.array_equal(
-        wide["Unnamed: 0"].to_numpy(), np.arange(len(wide))
-    ):
-        raise ValueError(f"{str(path)!r}: first column is not the fold number 0..{len(wide) - 1}")
-    frames = [
-        pd.DataFrame(
-            {"model": name, "fold": np.arange(len(wide), dtype=np.int64), "accuracy": wide[col].to_numpy()}
-        )
-        for name, col in AUTHORS_ACCURACY_COLUMNS.items()
-    ]
-    out = pd.concat(frames, ignore_index=True)
-    out["model"] = pd.Categorical(out["model"], categories=list(MODEL_NAMES))
-    return out.sort_values(["model", "fold"], kind="stable").reset_index(drop=True)
-
-
-@dataclass(frozen=True)
-class FoldAgreement:
-    """Fold-by-fold agreement of our accuracies with the authors'.
-
-    Attributes
-    ----------
-    per_fold : pandas.DataFrame
-        ``model, fold, n, n_correct, accuracy, accuracy_authors, n_correct_authors, difference, exact``
-        (``difference`` = ours - authors; ``exact`` = same number of correct predictions).
-    summary : pandas.DataFrame
-        Per model: ``model, n_folds, n_exact, agreement_rate, mean_accuracy, mean_accuracy_authors,
-        mean_difference, max_abs_difference``.
-    """
-
-    per_fold: pd.DataFrame
-    summary: pd.DataFrame
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-model summary."""
-        return self.summary.copy()
-
-
-def compare_fold_accuracy(ours: pd.DataFrame, authors: pd.DataFrame) -> FoldAgreement:
-    """Compare per-fold accuracies (ours from :func:`fold_accuracy`, the authors' from
-    :func:`read_authors_fold_accuracy`), fold by fold.
-
-    Notes
-    -----
-    With :math:`n_t` test rows, an accuracy is a multiple of :math:`1/n_t`; the authors' count of correct
-    predictions is :math:`\\mathrm{round}(\\mathrm{acc} \\cdot n_t)` and a fold agrees *exactly* when it
-    equals ours (a float comparison would depend on the division's rounding). Only folds present in both are
-    compared.
-    """
-    for frame, label in ((ours, "ours"), (authors, "authors")):
-        missing = [c for c in ("model", "fold", "accuracy") if c not in frame.columns]
-        if missing:
-            raise ValueError(f"`{label}` lacks column(s) {missing}")
-    if "n" not in ours.columns or "n_correct" not in ours.columns:
-        raise ValueError("`ours` lacks column(s) ['n', 'n_correct'] (use fold_accuracy)")
-    a = authors[["model", "fold", "accuracy"]].rename(columns={"accuracy": "accuracy_authors"})
-    a = a.assign(model=a["model"].astype(str))
-    o = ours.assign(model=ours["model"].astype(str))
-    per_fold = o.merge(a, on=["model", "fold"], how="inner", validate="one_to_one")
-    if len(per_fold) == 0:
-        raise ValueError("`ours` and `authors` have no (model, fold) in common")
-    per_fold["n_correct_authors"] = np.rint(per_fold["accuracy_authors"] * per_fold["n"]).astype(np.int64)
-    per_fold["difference"] = per_fold["accuracy"] - per_fold["accuracy_authors"]
-    per_fold["exact"] = per_fold["n_correct"].to_numpy() == per_fold["n_correct_authors"].to_numpy()
-    names = [m for m in MODEL_NAMES if m in set(per_fold["model"])] + sorted(
-        set(per_fold["model"]) - set(MODEL_NAMES)
-    )
-    per_fold["model"] = pd.Categorical(per_fold["model"], categories=names)
-    per_fold = per_fold.sort_values(["model", "fold"], kind="stable").reset_index(drop=True)
-    per_fold = per_fold[
-        [
-            "model",
-            "fold",
-            "n",
-            "n_correct",
-            "accuracy",
-            "accuracy_authors",
-            "n_correct_authors",
-            "difference",
-            "exact",
-        ]
-    ]
-    summary = (
-        per_fold.groupby("model", observed=True, sort=True)
-        .agg(
-            n_folds=("fold", "size"),
-            n_exact=("exact", "sum"),
-            mean_accuracy=("accuracy", "mean"),
-            mean_accuracy_authors=("accuracy_authors", "mean"),
-            mean_difference=("difference", "mean"),
-            max_abs_difference=("difference", lambda d: float(np.abs(d).max())),
-        )
-        .reset_index()
-    )
-    summary["n_exact"] = summary["n_exact"].astype(np.int64)
-    summary.insert(3, "agreement_rate", summary["n_exact"] / summary["n_folds"])
-    return FoldAgreement(per_fold=per_fold, summary=summary)

@@ -19,8 +19,8 @@ status: 0 reproduced, 1 a difference beyond tolerance, 2 a bad configuration or 
 
 Usage::
 
-    python -m compendium.verify                           # config/verify.yaml, against HEAD
-    python -m compendium.verify --against main --config config/verify.yaml
+    python -m compendium.publish.verify                           # config/verify.yaml, against HEAD
+    python -m compendium.publish.verify --against main --config config/verify.yaml
 
 Git is only read (``git diff``, ``git ls-files``, ``git show``); no file is written or changed.
 """
@@ -501,7 +501,9 @@ def verify(root: str | Path, config: VerifyConfig, *, against: str = "HEAD") -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m compendium.verify", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m compendium.publish.verify", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--config", default="config/verify.yaml", help="tolerances (default: %(default)s)")
     parser.add_argument("--against", default="HEAD", help="git revision of the committed results (HEAD)")
     parser.add_argument("--root", default=".", help="the repository's working tree (default: .)")
