@@ -65,16 +65,22 @@ course-open: $(STAMP)
 	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
 	$(BIN)/jupyter lab --notebook-dir=course-work
 
+# make test: each side of the suite once (tests/conftest.py says which is which). The library's tests against the
+# fairstats wheel installed alone in a fresh venv (.ci/library-tests.sh: built from src/fairstats, extras from the
+# lock, no compendium), then the compendium's tests in the compendium's venv. Both without the slow marker.
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
 	bash .ci/ensure-java.sh
-	$(BIN)/python -m pytest -m "not slow"
+	bash .ci/library-tests.sh $(BIN)/python -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" tests/compendium
 
-# make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`);
-# .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as a failure: there are some.
+# make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`), both
+# sides as make test runs them; .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as
+# a failure: each side has some.
 .PHONY: test-slow
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -m slow
+	bash .ci/library-tests.sh $(BIN)/python -m slow
+	$(BIN)/python -m pytest -m slow tests/compendium
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge
 # if missing), the tiny workflow through `snakemake --executor slurm` (profiles/slurm), compared byte for byte

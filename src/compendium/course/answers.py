@@ -2,10 +2,10 @@
 
 Numbers are kept at full precision (never rounded) and checked with the tolerance given beside them; a change
 in the data or in the library that moves an answer makes the instructor notebooks' test fail
-(``tests/workflow/test_course_labs.py``), and ``tests/unit/test_course.py`` compares the data-derived ones
-with the compendium's committed result tables where those hold the same number. Simulated shares
-(:class:`~compendium.course.checks.Proportion`) are the full-size instructor run's estimates (seed 2028);
-their tolerance follows the student's own number of simulated data sets.
+(``tests/compendium/workflow/test_course_labs.py``), and ``tests/compendium/test_course.py`` compares the
+data-derived ones with the compendium's committed result tables where those hold the same number. Simulated
+shares (:class:`~compendium.course.checks.Proportion`) are the full-size instructor run's estimates (seed
+2028); their tolerance follows the student's own number of simulated data sets.
 
 A student who opens this file sees the answers: the checks are for learning, not for grading (the guide,
 ``docs/course.md``, has the assessment ideas).

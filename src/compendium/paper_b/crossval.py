@@ -307,9 +307,9 @@ def _row_major(model: BaseEstimator) -> Callable[[pd.DataFrame], pd.DataFrame | 
     scikit-learn's tree builder casts its input to float32 (``sklearn.tree._tree.DTYPE``) and keeps the
     layout it is given; a DataFrame's float64 blocks become a column-major copy, in which the splitter's
     per-row reads are strided. The same values row-major build the same trees (same splits, same
-    predictions: ``tests/unit/test_crossval.py``) about 20 % faster, the largest share of the workflow's CPU
-    time being the forests. Other models keep the DataFrame (the logistic regression's unconverged stopping
-    point depends on floating-point details, so its input is left exactly as it was).
+    predictions: ``tests/compendium/test_crossval.py``) about 20 % faster, the largest share of the workflow's
+    CPU time being the forests. Other models keep the DataFrame (the logistic regression's unconverged
+    stopping point depends on floating-point details, so its input is left exactly as it was).
     """
     if isinstance(model, RandomForestClassifier):
         return lambda frame: np.ascontiguousarray(frame.to_numpy(dtype=np.float32))

@@ -36,8 +36,8 @@ __all__ = ["CLASSES", "classify_published_vs_reproduced", "evidence_exists"]
 CLASSES = ("circular", "saturated", "exact", "differs", "impossible", "unexplained")
 
 _R = "results/default"
-_AUTHORS_TESTS = "tests/reference/test_authors_tables.py"
-_INPUTS_TESTS = "tests/reference/test_authors_inputs.py"
+_AUTHORS_TESTS = "tests/compendium/reference/test_authors_tables.py"
+_INPUTS_TESTS = "tests/compendium/reference/test_authors_inputs.py"
 _EVIDENCE = {
     # the rerun's models against the authors' (per-fold accuracy and confusion cells, fold by fold)
     "fits": f"{_R}/nij/paper/tables/table1_agreement.csv",
@@ -46,12 +46,12 @@ _EVIDENCE = {
     "xx_formula": f"{_AUTHORS_TESTS}::test_table_xx_pvalues_are_not_the_eq3_mid_p",
     "no_probabilities": f"{_INPUTS_TESTS}::test_the_committed_probabilities_cover_fold_0_only",
     "no_pairs": f"{_INPUTS_TESTS}::test_no_committed_file_holds_counterfactual_or_neighbour_predictions",
-    "table_xi": "tests/reference/test_table_xi_arithmetic.py::"
+    "table_xi": "tests/compendium/reference/test_table_xi_arithmetic.py::"
     "test_printed_table_xi_cannot_come_from_the_authors_confusion_counts",
     "readings": f"{_R}/nij/authors_procedure/tables/readings.csv",
     "refit_counts": f"{_R}/nij/authors_procedure/tables/causal_count_tables.csv",
     "random_neighbour": f"{_R}/nij/authors_procedure/tables/awareness_random_neighbour.csv",
-    "distance": "tests/unit/test_authors_awareness.py::"
+    "distance": "tests/compendium/test_authors_awareness.py::"
     "test_the_covariance_of_two_stacked_vectors_is_rank_one_and_every_distance_is_sqrt2",
     "battery_authors": f"{_R}/nij/authors/tables/battery.csv",
     "battery_rerun": f"{_R}/nij/paper/tables/battery.csv",

@@ -1,5 +1,5 @@
 // Marks the page when every image has loaded, so a headless browser can check it from the DOM
-// (tests/workflow/browser.py reads it). Inlined in every page of the compendium's results site
+// (tests/compendium/workflow/browser.py reads it). Inlined in every page of the compendium's results site
 // (base.html) and served by the API docs (docs/conf.py).
 window.addEventListener("load", function () {
   var imgs = Array.prototype.slice.call(document.images);
