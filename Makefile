@@ -30,13 +30,13 @@ env: $(STAMP)
 # make reproduce ends with make verify: were the committed results reproduced?
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)
-	$(BIN)/python -m compendium.verify --config config/verify.yaml
+	$(BIN)/python -m compendium.publish.verify --config config/verify.yaml
 
 # make verify: the results in the working tree against the committed ones (git HEAD), file by file, with the
 # tolerances and known machine-dependent numbers of config/verify.yaml; prints a one-line verdict and exits 1
 # naming file, row and both values of every difference beyond tolerance. Reads git, writes nothing.
 verify: $(STAMP)
-	$(BIN)/python -m compendium.verify --config config/verify.yaml
+	$(BIN)/python -m compendium.publish.verify --config config/verify.yaml
 
 # make report [CONFIGFILE=config/teaching.yaml]: the HTML site results/<experiment>/report/index.html from the
 # results already there (notebooks rendered, figures copied, index rebuilt; nothing is refitted: run
@@ -65,18 +65,24 @@ course-open: $(STAMP)
 	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
 	$(BIN)/jupyter lab --notebook-dir=course-work
 
-# make test: everything but the slow tests, on two workers (the budget is 15 minutes on 2 cores; --dist
-# loadscope keeps the tests of one module, and its fixtures, on one worker).
+# make test: each side of the suite once (tests/conftest.py says which is which). The library's tests against the
+# fairstats wheel installed alone in a fresh venv (.ci/library-tests.sh: built from src/fairstats, extras from the
+# lock, no compendium), then the compendium's tests in the compendium's venv. Both without the slow marker, each
+# on two workers (pytest-xdist; the budget is 15 minutes on 2 cores; --dist loadscope keeps a module's tests, and
+# its fixtures, on one worker).
 test: $(STAMP)
 	bash .ci/ensure-chromium.sh
 	bash .ci/ensure-java.sh
-	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadscope
+	bash .ci/library-tests.sh $(BIN)/python -m "not slow" -n 2 --dist loadscope
+	$(BIN)/python -m pytest -m "not slow" -n 2 --dist loadscope tests/compendium
 
-# make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`);
-# .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as a failure: there are some.
+# make test-slow: the large simulations (size and coverage of the tests under their nulls, marker `slow`), both
+# sides as make test runs them; .ci/run runs them after make test. pytest's exit 5 (no test collected) counts as
+# a failure: each side has some.
 .PHONY: test-slow
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -m slow
+	bash .ci/library-tests.sh $(BIN)/python -m slow
+	$(BIN)/python -m pytest -m slow tests/compendium
 
 # make test-cluster (root): a single-node Slurm on this machine (.ci/slurm/start.sh installs slurm-wlm + munge
 # if missing), the tiny workflow through `snakemake --executor slurm` (profiles/slurm), compared byte for byte

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Headless Chromium for tests/workflow/test_site_browser.py and the audit report's PDF (fairstats audit --pdf),
-# and poppler-utils' pdftoppm/pdftotext, with which tests/unit/test_audit_report.py renders the PDF's first page:
+# Headless Chromium for tests/compendium/workflow/test_site_browser.py and the audit report's PDF (fairstats audit --pdf),
+# and poppler-utils' pdftoppm/pdftotext, with which tests/library/test_audit_report.py renders the PDF's first page:
 # install the Debian packages `chromium` and `poppler-utils` if missing (as root, or through sudo). The tests
 # fail rather than skip without them, so this runs before the tests.
 set -euo pipefail

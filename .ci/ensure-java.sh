@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Java for the Spark tests (tests/unit/test_engines_spark.py, PySpark in local mode): install Debian's
+# Java for the Spark tests (tests/library/test_engines_spark.py, PySpark in local mode): install Debian's
 # `openjdk-17-jre-headless` if `java` is missing (as root, or through sudo). The Spark test fails rather than
 # skips without it, so this runs before the tests.
 set -euo pipefail

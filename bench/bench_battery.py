@@ -1,7 +1,8 @@
 """Battery: all per-fold group metrics and tests, 4 models x 250 folds, vs fairlearn's MetricFrame.
 
-Ours: :func:`compendium.battery.battery_tables` without the awareness features (fairness through awareness is
-the awareness benchmark): the eleven per-fold group metrics of :func:`fairstats.metrics.group_metrics` (one
+Ours: :func:`compendium.paper_b.battery.battery_tables` without the awareness features (fairness through
+awareness is the awareness benchmark): the eleven per-fold group metrics of
+:func:`fairstats.metrics.group_metrics` (one
 ``np.bincount`` over combined model x fold x race x cell codes), the fold t-tests of Tables II-XI, XIV, XV
 (paper formula, pooled, paired, corrected), calibration and well-calibration (XII, XIII) and the causal
 discrimination McNemar tests (XX). Peer: the same eleven metrics computed fold by fold with
@@ -29,7 +30,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, best_time, config_seed, detail, emit, parser, row  # noqa: E402
 
-from compendium.battery import battery_tables  # noqa: E402
+from compendium.paper_b.battery import battery_tables  # noqa: E402
 from fairstats.metrics import METRICS, group_metrics  # noqa: E402
 from fairstats.ttests import fold_ttest  # noqa: E402
 
@@ -89,7 +90,7 @@ def synthetic_predictions(seed: int, *, n_folds: int = 250, fold_size: int = 103
 def load_predictions(seed: int, *, quick: bool) -> tuple[pd.DataFrame, str]:
     files = sorted(REAL.glob("*.parquet")) if REAL.is_dir() else []
     if files and not quick:
-        from compendium.crossval import read_predictions
+        from compendium.paper_b.predictions import read_predictions
 
         frame = pd.concat([read_predictions(f) for f in files], ignore_index=True)
         return frame, f"real out-of-fold predictions ({', '.join(f.name for f in files)})"

@@ -1,9 +1,9 @@
 """Training stage: ``snakemake --cores 2`` vs ``--cores 1`` on the same fan-out (goal: speed-up >= 1.7).
 
 Each run happens in its own copy of the working tree (as a fresh clone has it;
-``tests/workflow/tiny_workflow``) with the paper preset, random forest and XGBoost, six of the 250 test folds
-in chunks of one: 12 ``train_fold_chunk`` jobs, each fitting on the other 249 folds. The NIJ table is built
-before the clock starts; the timed command is the training and gathering of the predictions.
+``tests/compendium/workflow/tiny_workflow``) with the paper preset, random forest and XGBoost, six of the 250
+test folds in chunks of one: 12 ``train_fold_chunk`` jobs, each fitting on the other 249 folds. The NIJ table
+is built before the clock starts; the timed command is the training and gathering of the predictions.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Heavy optional modules (matplotlib, seaborn, pyarrow, engines) are imported inside the functions that need
 them, so the library's import costs little more than its two foundations. Which modules `import fairstats`
-loads is checked by tests/unit/test_public_api.py (a count, not a time); the time lives here.
+loads is checked by tests/library/test_public_api.py (a count, not a time); the time lives here.
 """
 
 from __future__ import annotations

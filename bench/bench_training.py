@@ -82,9 +82,9 @@ def bare_times(table: pd.DataFrame, *, presets, models, folds, seed: int) -> pd.
     from sklearn.base import clone
     from threadpoolctl import threadpool_limits
 
-    from compendium.crossval import training_rows
     from compendium.data.nij import design_matrix, flip_race
-    from compendium.models import PRESET_FEATURES, make_model
+    from compendium.paper_b.crossval import training_rows
+    from compendium.paper_b.models import PRESET_FEATURES, make_model
 
     records = []
     for preset in presets:

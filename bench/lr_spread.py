@@ -68,13 +68,13 @@ SETUPS: dict[str, tuple[str | None, int]] = {
 def evaluate(lr: pd.DataFrame) -> dict[str, object]:
     """Table I and Table II numbers of the paper preset's LR predictions ``lr``, and how many of its
     out-of-fold predictions differ from the committed ones."""
-    from compendium.battery import run_battery
-    from compendium.crossval import (
+    from compendium.paper_b.battery import run_battery
+    from compendium.paper_b.fold_accuracy import (
         compare_fold_accuracy,
         fold_accuracy,
         read_authors_fold_accuracy,
-        read_predictions,
     )
+    from compendium.paper_b.predictions import read_predictions
 
     committed = read_predictions(COMMITTED)
     committed = committed[committed["model"].astype(str) == "lr"].reset_index(drop=True)
@@ -102,9 +102,10 @@ def measure(threads: int, keep: Path | None = None) -> dict[str, object]:
     import yaml
     from threadpoolctl import threadpool_info
 
-    from compendium.crossval import assign_folds, fit_predict_folds, write_predictions
     from compendium.data.nij import design_matrix, flip_race
-    from compendium.models import PRESET_FEATURES, make_model
+    from compendium.paper_b.crossval import assign_folds, fit_predict_folds
+    from compendium.paper_b.models import PRESET_FEATURES, make_model
+    from compendium.paper_b.predictions import write_predictions
 
     seed = yaml.safe_load(CONFIG.read_text())["seed"]
     features = PRESET_FEATURES["paper"]
@@ -135,7 +136,7 @@ def measure(threads: int, keep: Path | None = None) -> dict[str, object]:
 
 def committed_row() -> dict[str, object]:
     """The row of the committed run (its machine's set-up is not recorded), from the committed predictions."""
-    from compendium.crossval import read_predictions
+    from compendium.paper_b.predictions import read_predictions
 
     predictions = read_predictions(COMMITTED)
     lr = predictions[predictions["model"].astype(str) == "lr"].reset_index(drop=True)

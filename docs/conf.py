@@ -33,8 +33,8 @@ nitpicky = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"fairstats {release}"
-# the image check of the compendium's site (tests/workflow/browser.py reads what it marks on <body>)
-html_static_path = ["../src/compendium/templates/static"]
+# the image check of the compendium's site (tests/compendium/workflow/browser.py reads what it marks on <body>)
+html_static_path = ["../src/compendium/publish/templates/static"]
 html_js_files = ["image-check.js"]
 html_theme_options = {
     "navigation_with_keys": False,

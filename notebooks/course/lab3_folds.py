@@ -30,7 +30,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
 import fairstats
-from compendium.authors import authors_fold_metrics
+from compendium.paper_b.authors import authors_fold_metrics
 from compendium.course import check, repository_path
 from compendium.data.compas import filter_compas, read_compas
 

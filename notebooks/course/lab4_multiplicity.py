@@ -28,7 +28,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 import fairstats
-from compendium.authors import authors_battery
+from compendium.paper_b.authors import authors_battery
 from compendium.course import check, repository_path
 from compendium.data.compas import filter_compas, read_compas
 

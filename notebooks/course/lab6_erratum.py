@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats
 
 import fairstats
-from compendium.authors import authors_fold_metrics
+from compendium.paper_b.authors import authors_fold_metrics
 from compendium.course import check, repository_path
 
 raw = repository_path(raw_dir)

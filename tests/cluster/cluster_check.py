@@ -8,7 +8,8 @@ machine (root needed, see ``.ci/slurm/``):
 Plain ``pytest`` (``make test``) does not collect this file: its name does not match ``test_*.py``, and pytest
 collects a file of another name only when it is named on the command line, as ``make test-cluster`` does.
 
-The whole workflow on the tiny configuration of the reliability tests (``tests/workflow/tiny_workflow.py``:
+The whole workflow on the tiny configuration of the reliability tests
+(``tests/compendium/workflow/tiny_workflow.py``:
 every stage, with 2 models x 2 chunks of training jobs) runs twice in copies of the working tree: once with
 local cores, once with ``--profile profiles/slurm`` (the profile shipped for real clusters) plus the flags a
 cluster without job accounting needs. Every table and data file must be byte-identical, and every job must
@@ -21,10 +22,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "workflow"))
+from repo_paths import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "compendium" / "workflow"))
 import tiny_workflow as tw  # noqa: E402
 
 #: On a cluster without sacct (no accounting daemon), as on the single node of .ci/slurm/.

@@ -1,5 +1,5 @@
 # Rules for the authors-procedure stage: paper B's Tables XI-XXV by the authors' own procedures
-# (compendium.authors_procedure and friends; results under results/<experiment>/nij/authors_procedure/).
+# (compendium.paper_b.authors_procedure and friends; results under results/<experiment>/nij/authors_procedure/).
 #
 # The causal-discrimination refits: per test fold, the four paper-preset models refitted on the other folds with
 # Race_WHITE dropped (the authors' script), original and race-flipped predictions. Fan-out as train_fold_chunk:

@@ -134,7 +134,7 @@ rule render_paper_b:
         " -p published_csv {input.published:q} -p preset {wildcards.preset:q}"
         " -p alpha {params.alpha} -p favorable {params.favorable} -p out_dir {params.out_dir:q}"
         " > {log:q} 2>&1"
-        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 if "paper" in NIJ_PRESETS:

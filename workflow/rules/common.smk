@@ -12,9 +12,9 @@ envvars:
 # `.venv/bin/snakemake` works without activating the environment first.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
 
-# One declared floating-point set-up for every job (config openblas_coretype, compendium.blas): the paper
+# One declared floating-point set-up for every job (config openblas_coretype, compendium.publish.blas): the paper
 # preset's unconverged logistic regression moves with OpenBLAS's kernels. Warn where it cannot be applied.
-from compendium.blas import pin_openblas_coretype
+from compendium.publish.blas import pin_openblas_coretype
 
 BLAS_CORETYPE, BLAS_NOTE = pin_openblas_coretype(config["openblas_coretype"])  # schema default: Haswell
 if BLAS_CORETYPE != config["openblas_coretype"]:

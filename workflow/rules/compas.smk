@@ -73,7 +73,7 @@ rule render_paper_a:
         " -p groupings {params.groupings:q} -p alpha {params.alpha} -p posthoc_alpha {params.posthoc_alpha}"
         " -p posthoc_strict_alpha {params.posthoc_strict_alpha} -p n_resamples {params.n_resamples}"
         " -p seed {params.seed} > {log:q} 2>&1"
-        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 rule compare_paper_a:

@@ -48,7 +48,7 @@ rule run_course_lab:
         "../../environment.yml"
     shell:
         "papermill {input.nb:q} {output.nb:q} -k python3 --no-progress-bar > {log:q} 2>&1"
-        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
         " && python -m compendium.course.executed {output.nb:q} >> {log:q} 2>&1"
 
 

@@ -171,7 +171,7 @@ rule render_beyond_the_papers:
         # plain quotes, not :q: "" when the authors' procedures are off, and :q drops an empty word
         " -p authors_causal '{params.authors_causal}'"
         " > {log:q} 2>&1"
-        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).

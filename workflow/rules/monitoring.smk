@@ -56,7 +56,7 @@ if MONITOR is not None:
             " -p rate {params.rate} -p difference {params.difference} -p batch_days {params.batch_days}"
             " -p seed {params.seed}"
             " > {log:q} 2>&1"
-            " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+            " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).

@@ -112,7 +112,7 @@ rule render_table1:
         " -p paper_predictions {input.paper:q} -p clean_predictions '{params.clean}'"  # '': :q drops an empty word
         " -p authors_csv {input.authors:q} -p published_csv {input.published:q}"
         " -p verify_config {input.verify:q} -p out_dir {params.out_dir:q} > {log:q} 2>&1"
-        " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+        " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 if "paper" in NIJ_PRESETS:

@@ -14,7 +14,7 @@
 import os.path
 import re
 
-from compendium.site import figure_caption
+from compendium.publish.site import figure_caption
 
 SITE = f"{RESULTS}/report"
 SITE_STAGE = "[a-z0-9_]+(?:/[a-z0-9_]+)*"

@@ -58,7 +58,7 @@ if SEARCH is not None:
             " -p metrics {params.metrics:q} -p alpha {params.alpha} -p n_resamples {params.n_resamples}"
             " -p n_null {params.n_null} -p n_null_resamples {params.n_null_resamples} -p seed {params.seed}"
             " > {log:q} 2>&1"
-            " && python -m compendium.executed_notebook {output.nb:q} >> {log:q} 2>&1"
+            " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).

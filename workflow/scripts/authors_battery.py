@@ -1,9 +1,9 @@
 """Paper B's tables from the authors' own per-fold results: the battery, the printed-count checks and the
-published-vs-reproduced piece (source authors-per-fold). Thin adapter over compendium.authors."""
+published-vs-reproduced piece (source authors-per-fold). Thin adapter over compendium.paper_b.authors."""
 
 import logging
 
-from compendium.authors import authors_battery, printed_count_checks, published_vs_reproduced_authors
+from compendium.paper_b.authors import authors_battery, printed_count_checks, published_vs_reproduced_authors
 from fairstats.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821

@@ -4,7 +4,7 @@ import logging
 
 import pandas as pd
 
-from compendium.authors_awareness import awareness_matrix, compare_setups
+from compendium.paper_b.authors_awareness import awareness_matrix, compare_setups
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

@@ -5,7 +5,7 @@ import time
 
 import pandas as pd
 
-from compendium.authors_awareness import awareness_matrix, exact_search_chunk
+from compendium.paper_b.authors_awareness import awareness_matrix, exact_search_chunk
 from fairstats.reporting import atomic_write_text
 
 sm = snakemake  # noqa: F821

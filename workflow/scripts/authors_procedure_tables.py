@@ -6,12 +6,12 @@ import logging
 
 import pandas as pd
 
-from compendium.authors import read_published_b
-from compendium.authors_awareness import random_neighbour_counts, summarise_random_counts
-from compendium.authors_procedure_pvr import published_vs_reproduced_authors_procedure
-from compendium.battery import causal_discrimination_tables
-from compendium.crossval import read_predictions
-from compendium.printed_readings import run_readings
+from compendium.paper_b.authors import read_published_b
+from compendium.paper_b.authors_awareness import random_neighbour_counts, summarise_random_counts
+from compendium.paper_b.authors_procedure_pvr import published_vs_reproduced_authors_procedure
+from compendium.paper_b.battery import causal_discrimination_tables
+from compendium.paper_b.predictions import read_predictions
+from compendium.paper_b.printed_readings import run_readings
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

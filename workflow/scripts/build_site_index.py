@@ -1,8 +1,8 @@
-"""Write the site's index and pages (compendium.site.build_site) from the experiment's results."""
+"""Write the site's index and pages (compendium.publish.site.build_site) from the experiment's results."""
 
 import logging
 
-from compendium.site import build_site
+from compendium.publish.site import build_site
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 site = build_site(

@@ -2,8 +2,8 @@
 
 import logging
 
-from compendium.published import collect_published_vs_reproduced, summarise_published_vs_reproduced
-from compendium.pvr_classes import classify_published_vs_reproduced
+from compendium.publish.published import collect_published_vs_reproduced, summarise_published_vs_reproduced
+from compendium.publish.pvr_classes import classify_published_vs_reproduced
 from fairstats.reporting import atomic_write_text, write_table
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821

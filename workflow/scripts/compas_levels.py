@@ -1,14 +1,14 @@
-"""COMPAS with a multi-level decision (issue 17 A): thin adapter over compendium.compas_levels, which calls
-the fairstats public API; every table as CSV and Markdown. An unordered variant writes an ordinal_tests.csv
-that says so (no test), so that the rule's outputs are the same for every variant."""
+"""COMPAS with a multi-level decision (issue 17 A): thin adapter over compendium.paper_a.compas_levels, which
+calls the fairstats public API; every table as CSV and Markdown. An unordered variant writes an
+ordinal_tests.csv that says so (no test), so that the rule's outputs are the same for every variant."""
 
 import logging
 import warnings
 
 import pandas as pd
 
-from compendium.compas_levels import three_level_tables
-from compendium.stable_floats import round_floats
+from compendium.paper_a.compas_levels import three_level_tables
+from compendium.publish.stable_floats import round_floats
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

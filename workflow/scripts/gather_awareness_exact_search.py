@@ -4,9 +4,9 @@ import logging
 
 import pandas as pd
 
-from compendium.authors import read_published_b
-from compendium.authors_awareness import exact_search_counts, printed_awareness_cells
-from compendium.crossval import read_predictions
+from compendium.paper_b.authors import read_published_b
+from compendium.paper_b.authors_awareness import exact_search_counts, printed_awareness_cells
+from compendium.paper_b.predictions import read_predictions
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

@@ -2,7 +2,8 @@
 
 import logging
 
-from compendium.crossval import fold_accuracy, gather_predictions, write_predictions
+from compendium.paper_b.fold_accuracy import fold_accuracy
+from compendium.paper_b.predictions import gather_predictions, write_predictions
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, filemode="w")  # noqa: F821
 result = gather_predictions(list(snakemake.input.chunks), models=list(snakemake.params.models))  # noqa: F821

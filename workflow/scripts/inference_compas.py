@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from compendium.authors import PAPER_B_TESTS
-from compendium.stable_floats import round_floats
+from compendium.paper_b.authors import PAPER_B_TESTS
+from compendium.publish.stable_floats import round_floats
 from fairstats.cramers_v import cramers_v_interval
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import outcome_tests

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from compendium.crossval import read_predictions
+from compendium.paper_b.predictions import read_predictions
 from fairstats.bootstrap import bootstrap_disparity
 from fairstats.confusion import equal_confusion_test
 from fairstats.cramers_v import cramers_v_interval

@@ -5,8 +5,8 @@ import time
 
 import pandas as pd
 
-from compendium.authors_procedure import refit_fold_chunk
-from compendium.crossval import write_predictions
+from compendium.paper_b.authors_procedure import refit_fold_chunk
+from compendium.paper_b.predictions import write_predictions
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w", format="%(asctime)s %(message)s")

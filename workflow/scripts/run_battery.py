@@ -1,7 +1,7 @@
 """Paper B's fairness battery on one preset's out-of-fold predictions, the tables behind it, and the
 published-vs-reproduced piece (source ``rerun`` for the paper preset).
 
-Thin adapter over compendium.battery."""
+Thin adapter over compendium.paper_b.battery."""
 
 import logging
 import os
@@ -11,9 +11,10 @@ import warnings
 
 import pandas as pd
 
-from compendium.battery import awareness_features, battery_tables, published_vs_reproduced_rerun
-from compendium.crossval import read_predictions
-from compendium.models import PRESET_FEATURES
+from compendium.paper_b.battery import awareness_features, battery_tables
+from compendium.paper_b.battery_pvr import published_vs_reproduced_rerun
+from compendium.paper_b.models import PRESET_FEATURES
+from compendium.paper_b.predictions import read_predictions
 from fairstats.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821

@@ -1,13 +1,13 @@
 """Three-way verdicts over paper B's battery (issue 12): disparity, equivalent within the margin,
 inconclusive or undefined, per row, after Holm over the whole battery. Thin adapter over
-compendium.three_way."""
+compendium.paper_b.three_way."""
 
 import logging
 
 import numpy as np
 import pandas as pd
 
-from compendium.three_way import battery_three_way
+from compendium.paper_b.three_way import battery_three_way
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

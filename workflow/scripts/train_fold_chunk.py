@@ -8,9 +8,10 @@ import warnings
 
 import pandas as pd
 
-from compendium.crossval import assign_folds, fit_predict_folds, write_predictions
 from compendium.data.nij import design_matrix, flip_race
-from compendium.models import PRESET_FEATURES, make_model
+from compendium.paper_b.crossval import assign_folds, fit_predict_folds
+from compendium.paper_b.models import PRESET_FEATURES, make_model
+from compendium.paper_b.predictions import write_predictions
 
 log = open(snakemake.log[0], "w", buffering=1)  # noqa: F821, SIM115
 sys.stderr = log  # the tqdm bar (one step per fold) and warnings go to the job's log

@@ -2,10 +2,10 @@
 
 Numbers are kept at full precision (never rounded) and checked with the tolerance given beside them; a change
 in the data or in the library that moves an answer makes the instructor notebooks' test fail
-(``tests/workflow/test_course_labs.py``), and ``tests/unit/test_course.py`` compares the data-derived ones
-with the compendium's committed result tables where those hold the same number. Simulated shares
-(:class:`~compendium.course.checks.Proportion`) are the full-size instructor run's estimates (seed 2028);
-their tolerance follows the student's own number of simulated data sets.
+(``tests/compendium/workflow/test_course_labs.py``), and ``tests/compendium/test_course.py`` compares the
+data-derived ones with the compendium's committed result tables where those hold the same number. Simulated
+shares (:class:`~compendium.course.checks.Proportion`) are the full-size instructor run's estimates (seed
+2028); their tolerance follows the student's own number of simulated data sets.
 
 A student who opens this file sees the answers: the checks are for learning, not for grading (the guide,
 ``docs/course.md``, has the assessment ideas).
@@ -19,7 +19,7 @@ __all__ = ["ANSWERS"]
 
 _COMPAS = "COMPAS violent file, ProPublica filter (preset propublica_violent, 4,020 people)"
 _PAPER_A = "results/default/compas/propublica_violent/tables"
-_AUTHORS = "the authors' per-fold results of paper B (data/raw/paper-b-authors), compendium.authors"
+_AUTHORS = "the authors' per-fold results of paper B (data/raw/paper-b-authors), compendium.paper_b.authors"
 _CHOICE = "the lab's reasoning, from the numbers computed above it (docs/course.md gives the argument)"
 
 ANSWERS: dict[str, Number | Proportion | Choice] = {
@@ -143,9 +143,9 @@ ANSWERS: dict[str, Number | Proportion | Choice] = {
                   source="paper B Table II prints 31.76; fairstats.fold_ttest statistic_paper_formula"),
     "6.4": Number(1.4142135623730951, rtol=1e-3,
                   hint="V = np.cov(np.vstack([x, y]), rowvar=False); d = sqrt(e @ pinv(V) @ e), e = x - y",
-                  source="compendium.authors_awareness (d^2 = 2 for every pair of distinct vectors)"),
+                  source="compendium.paper_b.authors_awareness (d^2 = 2 for every pair of distinct vectors)"),
     "6.5": Choice("b", {"a": "print the distances of all the pairs: do they differ?",
                         "c": "the distance of every pair is the same, whoever is in it",
                         "d": "would standardising the features change a distance that is the same for all?"},
-                  source="compendium.authors_awareness docstring: V is rank one, d = sqrt(2)"),
+                  source="compendium.paper_b.authors_awareness docstring: V is rank one, d = sqrt(2)"),
 }

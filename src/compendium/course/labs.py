@@ -1,7 +1,8 @@
 """The course's catalogue: each lab's source, title, length, learning goals and test-size parameters.
 
 ``LABS`` is read by the workflow (``workflow/rules/course.smk``: which labs to build), the site (the "Course"
-page) and the tests (``tests/workflow/test_course_labs.py``: which parameters shrink a lab for ``make test``).
+page) and the tests (``tests/compendium/workflow/test_course_labs.py``: which parameters shrink a lab for
+``make test``).
 ``compute_seconds`` is the full-size wall-clock time of the instructor notebook through papermill (kernel
 start-up included), from the ``benchmark:`` of ``snakemake course --cores 1`` under ``nice`` on the 2-core
 development machine, shared and loaded (load average 7-8; see ``docs/course.md``, "Timings").

@@ -1,0 +1,18 @@
+"""Paper B (statistically significant fairness violations on the NIJ data): our rerun and the authors' own.
+
+Our rerun: :mod:`~compendium.paper_b.models` (the paper's model presets and cleaned-up ones),
+:mod:`~compendium.paper_b.folds` (fold schemes), :mod:`~compendium.paper_b.crossval` (out-of-fold and
+race-flipped predictions), :mod:`~compendium.paper_b.predictions` (their parquet files),
+:mod:`~compendium.paper_b.fold_accuracy` (Table I per fold beside the authors'),
+:mod:`~compendium.paper_b.battery` (the 15 tests beside correct ones) and
+:mod:`~compendium.paper_b.battery_pvr` (the rerun's numbers beside the printed ones).
+
+The authors' own: :mod:`~compendium.paper_b.authors` (their committed per-fold files, the printed tables),
+:mod:`~compendium.paper_b.authors_procedure` and :mod:`~compendium.paper_b.authors_awareness` (their
+refits and nearest-neighbour search, as they ran them), :mod:`~compendium.paper_b.printed_readings`
+(readings of the equations, declared before they are run), :mod:`~compendium.paper_b.authors_procedure_pvr`
+(those numbers beside the printed ones).
+
+Beyond the paper's verdicts: :mod:`~compendium.paper_b.directions` (which way a violation points) and
+:mod:`~compendium.paper_b.three_way` (violation, equivalence or no answer).
+"""

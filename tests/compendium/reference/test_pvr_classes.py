@@ -1,0 +1,62 @@
+"""results/published-vs-reproduced.csv: a class for every row, existing evidence for every non-exact row."""
+
+
+import pandas as pd
+import pytest
+from repo_paths import ROOT
+
+from compendium.publish.pvr_classes import CLASSES, classify_published_vs_reproduced, evidence_exists
+
+TABLE = ROOT / "results/published-vs-reproduced.csv"
+SUMMARY = ROOT / "results/default/published-vs-reproduced-summary.csv"
+
+
+@pytest.fixture(scope="module")
+def pvr():
+    return pd.read_csv(TABLE, dtype={"published": str}, keep_default_na=False)
+
+
+def test_every_row_has_a_class_and_every_non_exact_row_existing_evidence(pvr):
+    assert set(pvr["class"]) <= set(CLASSES)
+    other = pvr[pvr["class"] != "exact"]
+    assert (other["evidence"] != "").all()
+    missing = [e for e in other["evidence"].unique() if not evidence_exists(e, ROOT)]
+    assert missing == []
+
+
+def test_classes_agree_with_the_match_and_the_note(pvr):
+    matched = pvr["matches"].astype(str).str.lower().eq("true")
+    assert set(pvr.loc[matched, "class"]) <= {"exact", "saturated", "circular"}
+    assert set(pvr.loc[~matched, "class"]) <= {"circular", "differs", "impossible", "unexplained"}
+    # a matched printed p of 0 or 1 is saturated, never exact
+    p01 = matched & pvr["column"].eq("P-Value") & pvr["published"].str.lstrip("~").isin(["0", "1"])
+    assert set(pvr.loc[p01, "class"]) <= {"saturated", "circular"}
+    # Table XX/XXV p-values from the printed K and N-K: circular, matched or not (Table XX LR: the authors'
+    # formula on the printed counts gives the printed 0.78 and 0.0516; the mid-p in `reproduced` does not)
+    printed_counts = pvr["note"].str.startswith("from the printed K and N-K")
+    assert (pvr.loc[printed_counts, "class"] == "circular").all() and printed_counts.sum() == 16
+    assert (pvr.loc[pvr["paper"] == "A", "class"] == "exact").all()
+
+
+def test_no_unexplained_row_without_what_was_tried(pvr):
+    unexplained = pvr[(pvr["paper"] == "B") & (pvr["class"] == "unexplained")]
+    assert unexplained["note"].str.contains("tried: ").all()
+    # what remains: the authors' procedure's awareness counts outside the random-neighbour range
+    assert set(unexplained["source"]) <= {"authors-procedure"}
+    assert set(unexplained["table"]) <= {"XXI", "XXII", "XXIII", "XXIV", "XXV"}
+
+
+def test_the_committed_classes_are_those_the_classifier_gives(pvr):
+    pieces = pvr.drop(columns=["class", "evidence"])
+    pieces["note"] = pieces["note"].str.replace(r"(; )?tried: .*$", "", regex=True)
+    again = classify_published_vs_reproduced(pieces)
+    pd.testing.assert_series_equal(again["class"], pvr["class"])
+
+
+def test_the_summary_counts_exact_apart_from_saturated_and_circular(pvr):
+    summary = pd.read_csv(SUMMARY)
+    assert set(CLASSES) <= set(summary.columns)
+    assert (summary[list(CLASSES)].sum(axis=1) == summary["numbers"]).all()
+    assert (summary["exact"] + summary["saturated"] + summary["circular"] >= summary["matching"]).all()
+    b = summary[summary["paper"] == "B"]
+    assert b["saturated"].sum() > 0 and b["circular"].sum() == 16

@@ -1,0 +1,166 @@
+"""Paper B's rerun battery end to end on a synthetic rerun: the run_battery script, then its notebook."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import papermill as pm
+import pytest
+from repo_paths import ROOT
+
+from compendium.data.nij import read_official
+
+NOTEBOOK = ROOT / "notebooks" / "paper_b_battery.ipynb"
+SCRIPT = ROOT / "workflow" / "scripts" / "run_battery.py"
+AUTHORS = ROOT / "results" / "default" / "nij" / "authors"
+RAW = ROOT / "data" / "raw" / "paper-b-authors"
+OUTPUTS = {
+    "battery": "tables/battery.csv",
+    "fold_metrics": "tables/battery_fold_metrics.csv",
+    "counts": "tables/battery_count_tables.csv",
+    "calibration_bins": "tables/battery_calibration_bins.csv",
+    "well_terms": "tables/battery_well_calibration_terms.csv",
+    "features": "tables/battery_awareness_features.csv",
+    "neighbours": "tables/battery_awareness_neighbours.parquet",
+    "pvr": "published-vs-reproduced-battery.csv",
+}
+
+
+def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
+    nb = json.loads(NOTEBOOK.read_text())
+    tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1
+    assert all(
+        not c.get("outputs") and c.get("execution_count") is None
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    )
+    params = pm.inspect_notebook(str(NOTEBOOK))
+    assert set(params) == {
+        "battery_csv", "fold_metrics_csv", "counts_csv", "calibration_bins_csv", "rerun_pvr_csv",
+        "authors_battery_csv", "authors_pvr_csv", "authors_procedure_pvr_csv", "authors_procedure_dir",
+        "authors_raw_dir", "published_csv", "preset", "alpha", "favorable", "out_dir",
+    }  # fmt: skip
+    assert all(p["help"] for p in params.values())
+
+
+def _synthetic_rerun(tmp_path: Path) -> tuple[Path, Path]:
+    """1,000 people (the 50-row official fixture, repeated with new IDs), 5 folds, 4 models, seeded."""
+    base = read_official(ROOT / "tests" / "fixtures" / "nij-official-sample.csv")
+    copies = []
+    for i in range(20):
+        c = base.copy()
+        c["ID"] = c["ID"] + 100_000 * i
+        copies.append(c)
+    table = pd.concat(copies, ignore_index=True)
+    table["fold"] = pd.array(np.arange(len(table)) % 5, dtype="Int64")
+    table_path = tmp_path / "table.parquet"
+    table.to_parquet(table_path)
+    rng = np.random.default_rng(11)
+    y = table["Recidivism_Within_3years"].to_numpy()
+    frames = []
+    for model in ("lr", "lda", "rf", "xgb"):
+        score = np.clip(0.3 * y + rng.uniform(0, 0.7, len(y)), 0, 1)
+        pred = (score > 0.5).astype("int8")
+        flipped = np.where(rng.uniform(size=len(y)) < 0.05, 1 - pred, pred).astype("int8")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": model,
+                    "fold": table["fold"].astype("int32").to_numpy(),
+                    "ID": table["ID"].to_numpy(),
+                    "race": table["Race"].astype(str).to_numpy(),
+                    "y_true": y.astype("int8"),
+                    "y_score": score.astype("float32"),
+                    "y_pred": pred,
+                    "y_score_flipped": score.astype("float32"),
+                    "y_pred_flipped": flipped,
+                }
+            )
+        )
+    predictions = tmp_path / "predictions.parquet"
+    pd.concat(frames, ignore_index=True).to_parquet(predictions, index=False)
+    return predictions, table_path
+
+
+@pytest.mark.e2e
+def test_run_battery_script_then_notebook(tmp_path):
+    predictions, table = _synthetic_rerun(tmp_path)
+    out = tmp_path / "nij" / "paper"
+    outputs = {k: str(out / v) for k, v in OUTPUTS.items()}
+    (out / "tables").mkdir(parents=True)
+    # the script as Snakemake runs it: a `snakemake` object with input/output/params/wildcards/log
+    driver = (
+        "import runpy, types\n"
+        "ns = types.SimpleNamespace\n"
+        "sm = ns(wildcards=ns(preset='paper'),\n"
+        f"        input=ns(predictions={str(predictions)!r}, table={str(table)!r},\n"
+        f"                 published={str(ROOT / 'data/published/paper-b-tables.csv')!r}),\n"
+        f"        output=ns(**{outputs!r}),\n"
+        f"        params=ns(favorable=0, alpha=0.05, n_bins=10, raw_dir={str(RAW)!r}),\n"
+        f"        log=[{str(tmp_path / 'run_battery.log')!r}])\n"
+        f"runpy.run_path({str(SCRIPT)!r}, init_globals={{'snakemake': sm}})\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", driver], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr + (tmp_path / "run_battery.log").read_text()
+    battery = pd.read_csv(outputs["battery"])
+    assert battery["table"].value_counts().to_dict()["XXV"] == 8  # 4 models x 2 groups
+    assert set(battery["source"]) == {"rerun"}
+    pvr = pd.read_csv(outputs["pvr"], dtype={"published": str}, keep_default_na=False)
+    assert len(pvr) == 272 and (pvr.loc[pvr["matches"].astype(str) == "False", "note"] != "").all()
+    assert pvr["note"].str.contains("5 of the paper's 250 folds").any()
+    features = pd.read_csv(outputs["features"])
+    assert {"ID", "Unnamed: 0.1"}.isdisjoint(features["feature"])
+    assert features.set_index("feature").loc[["Race_BLACK", "Race_WHITE"], "used"].eq(False).all()
+
+    pm.execute_notebook(
+        str(NOTEBOOK),
+        str(tmp_path / "executed.ipynb"),
+        parameters={
+            "battery_csv": outputs["battery"],
+            "fold_metrics_csv": outputs["fold_metrics"],
+            "counts_csv": outputs["counts"],
+            "calibration_bins_csv": outputs["calibration_bins"],
+            "rerun_pvr_csv": outputs["pvr"],
+            "authors_battery_csv": str(AUTHORS / "tables" / "battery.csv"),
+            "authors_pvr_csv": str(AUTHORS / "published-vs-reproduced.csv"),
+            "out_dir": str(out),
+        },
+        kernel_name="python3",
+        progress_bar=False,
+        cwd=str(ROOT),
+    )
+    for name in (
+        "paper_b_tables.csv",
+        "paper_b_tables_layout.md",
+        "paper_b_conclusions.csv",
+        "paper_b_erratum.csv",
+    ):
+        assert (out / "tables" / name).is_file(), name
+    for name in ("fold_distributions", "calibration_curves", "naive_vs_corrected_pvalues"):
+        assert (out / "figures" / f"paper_b_{name}.png").is_file(), name
+    erratum = pd.read_csv(out / "tables" / "paper_b_erratum.csv")
+    kinds = set(erratum["kind"])
+    assert {
+        "wrong: t without the square root",
+        "wrong: Table XX's p formula",
+        "inconsistent: printed counts",
+        "contradiction: printed counts against the text",  # Table XXV, LR protected (issue 21)
+    } <= kinds
+    # Table XX, LR protected: printed 0.0516 follows the wrong formula; the mid-p (0.0436) changes the verdict
+    xx = erratum[
+        (erratum["kind"] == "wrong: Table XX's p formula") & (erratum["published"].astype(str) == "0.0516")
+    ]
+    assert len(xx) == 1 and "verdict" in xx["cause"].item()
+    conclusions = pd.read_csv(out / "tables" / "paper_b_conclusions.csv")
+    authors = conclusions[conclusions["source"] == "authors-per-fold"].set_index(["test", "model"])
+    # with the corrected t, overall accuracy equality is no longer violated by any model (authors' values)
+    oae = authors.loc["overall_accuracy_equality"]
+    assert oae["violated_paper"].all() and not oae["violated_corrected"].astype(bool).any()

@@ -1,0 +1,83 @@
+"""fairstats' public API: ``__all__`` names the library only, every name is documented, the import is light,
+and the library never reaches into the compendium (src/compendium) or the workflow."""
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+import types
+
+from repo_paths import ROOT
+
+import fairstats
+
+LIBRARY = ROOT / "src" / "fairstats"
+
+# Paper-specific helpers that once were in the fairstats namespace (issue 13); they live in compendium now.
+PAPER_HELPERS = {"authors_battery", "read_published_b", "published_vs_reproduced_rerun", "battery_tables",
+                 "load_preset", "filter_compas", "build_site", "fit_predict_folds"}
+# Modules `import fairstats` must not load: plotting, the report, parquet, models, workflow, notebooks.
+HEAVY = {"matplotlib", "seaborn", "pyarrow", "jinja2", "mistune", "sklearn", "xgboost", "snakemake",
+         "papermill", "nbconvert", "IPython", "jupyter_client", "compendium", "duckdb", "narwhals", "pyspark"}
+# What `import fairstats` may add to `import pandas, scipy.stats` (statsmodels: contingency tables and
+# multiplicity; threadpoolctl: awareness caps BLAS threads; packaging and patsy come with statsmodels).
+ALLOWED_EXTRA = {"fairstats", "statsmodels", "threadpoolctl", "packaging", "patsy"}
+
+
+def test_all_is_explicit_sorted_and_complete():
+    names = fairstats.__all__
+    assert isinstance(names, list) and names == sorted(names, key=str.lower)
+    assert len(set(names)) == len(names)
+    for name in names:
+        assert hasattr(fairstats, name), name
+    public = {n for n, v in vars(fairstats).items()
+              if not n.startswith("_") and not isinstance(v, types.ModuleType)}
+    assert public == set(names), f"public but not in __all__: {public - set(names)}"
+
+
+def test_all_names_only_the_library():
+    assert not PAPER_HELPERS & set(fairstats.__all__)
+    for name in fairstats.__all__:
+        module = getattr(getattr(fairstats, name), "__module__", "fairstats") or "fairstats"
+        if callable(getattr(fairstats, name)):
+            assert module.startswith("fairstats."), f"{name} comes from {module}"
+
+
+def test_every_public_function_and_class_is_documented():
+    for name in fairstats.__all__:
+        obj = getattr(fairstats, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            doc = inspect.getdoc(obj) or ""
+            assert len(doc.splitlines()[0]) > 10, f"{name} has no summary line"
+
+
+def test_the_library_never_imports_the_compendium_or_the_workflow():
+    for path in sorted(LIBRARY.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            else:
+                continue
+            for module in modules:
+                top = module.split(".")[0]
+                assert top not in {"compendium", "snakemake", "papermill", "sklearn", "xgboost"}, (
+                    f"{path.relative_to(ROOT)}:{node.lineno} imports {module}"
+                )
+
+
+def test_import_fairstats_loads_no_heavy_module():
+    # a fresh interpreter: which top-level packages does `import fairstats` add to pandas + scipy.stats?
+    code = (
+        # statsmodels (0.15, statsmodels.tools.data) imports polars whenever it is installed, as it is here
+        # for the fairstats[polars] tests: polars belongs to the baseline, not to what fairstats adds
+        "import json, sys; import pandas, scipy.stats\ntry:\n import polars\nexcept ImportError:\n pass\n"
+        "base = set(sys.modules); import fairstats; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - base})))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    added = set(json.loads(res.stdout))
+    assert not added & HEAVY, f"import fairstats loads {sorted(added & HEAVY)}"
+    assert added <= ALLOWED_EXTRA, f"import fairstats loads {sorted(added - ALLOWED_EXTRA)} beyond the core"
