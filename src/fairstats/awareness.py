@@ -35,6 +35,8 @@ import pandas as pd
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
+from fairstats._format import plain as _plain
+from fairstats._warnings import SingularCovarianceWarning
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
 
 __all__ = [
@@ -50,10 +52,6 @@ __all__ = [
 ]
 
 _COVARIANCES = ("pooled", "total")
-
-
-class SingularCovarianceWarning(UserWarning):
-    """The covariance has zero-variance columns or (near-)null directions; the pseudo-inverse is used."""
 
 
 @dataclass(frozen=True)
@@ -237,11 +235,6 @@ def _features_iv(X: object) -> np.ndarray:
             f"`X`: column {name!r} has a non-finite value ({float(x[i, j])!r}) at row position {i}"
         )
     return x
-
-
-def _plain(value: object) -> object:
-    """numpy scalar -> Python scalar (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _labels_iv(values: object, n: int, name: str) -> np.ndarray:

@@ -27,6 +27,7 @@ from scipy import stats
 from scipy.special import ndtr, ndtri
 
 from fairstats._validation import as_list, level_iv
+from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
 from fairstats.confusion import confusion_table
 from fairstats.groups import _prepare_iv, _Prepared
 
@@ -62,16 +63,6 @@ _COEF: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = 
 _MAX_MULTINOMIAL_CATEGORIES = 256
 # Elements per batch of resampled counts (memory bound).
 _BATCH_ELEMENTS = 4_000_000
-
-
-class UndefinedResampleWarning(UserWarning):
-    """Some bootstrap resamples leave a statistic undefined (a zero denominator); the CI leaves them out."""
-
-
-class BCaUndefinedWarning(UserWarning):
-    """BCa's bias correction or acceleration is undefined (e.g. every resample on one side of the estimate,
-    or an undefined leave-one-out value); the interval is left undefined (NaN), never replaced by another
-    method."""
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
+from fairstats._warnings import EmptyBinWarning
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
 
 __all__ = [
@@ -53,10 +54,6 @@ __all__ = [
     "score_bins",
     "well_calibration_test",
 ]
-
-
-class EmptyBinWarning(UserWarning):
-    """A bin (or well-calibration term) has a zero count in a denominator and is left out of the χ² sum."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
 from fairstats._validation import as_list, checked_frame
+from fairstats._warnings import SmallExpectedCountWarning
 from fairstats.counts import as_rows
 from fairstats.groups import intersection_label
 
@@ -65,13 +66,6 @@ EFFECT_SIZE_SOURCE = (
 
 #: Cochran's rule (paper A, Sec. III-E, ref. [37]): at least this share of expected counts >= 5, none < 1.
 COCHRAN_SHARE = 0.8
-
-
-class SmallExpectedCountWarning(UserWarning):
-    """Cochran's rule fails: some expected counts are small, so the chi-squared p-value is approximate.
-
-    :func:`equal_confusion_test` then also reports a Monte-Carlo permutation p-value.
-    """
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import pandas as pd
 
 from fairstats._memo import remembered
 from fairstats._validation import CheckedFrame, level_iv
+from fairstats._warnings import ImpactRatioUndefinedWarning
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
 from fairstats.multiplicity import adjust_pvalues
@@ -67,11 +68,6 @@ COLUMNS = (
     "fisher_pvalue_holm", "shortfall", "selections_to_reverse", "reversed_by_one", "n_to_decide",
     "excluded_reason", "rate",
 )
-
-
-class ImpactRatioUndefinedWarning(UserWarning):
-    """An impact ratio (or its z test) cannot be computed: the row says ``undefined`` and why, never a 0 or
-    "not significant" in its place."""
 
 
 @dataclass(frozen=True, eq=False)

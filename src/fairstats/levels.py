@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._proportions import STATSMODELS_ERRORS, score_confint, score_test_or_reason
 from fairstats._validation import checked_frame, level_iv
 from fairstats.confusion import _column_names_iv, _drop_empty, _group_codes
 from fairstats.counts import as_rows
@@ -254,26 +255,18 @@ class LevelRatesResult:
 
 def _score_test(count_a: float, nobs_a: float, count_b: float, nobs_b: float, confidence_level: float):
     """Score test and interval of the difference of two proportions (NaN with a reason when undefined)."""
-    from statsmodels.stats import proportion as smp
-
     nan = float("nan")
     if not (nobs_a > 0 and nobs_b > 0):
         return nan, nan, nan, nan, "no case in the denominator of " + ("the group" if nobs_a <= 0 else
                                                                         "the reference")
+    stat, p, error = score_test_or_reason(count_a, nobs_a, count_b, nobs_b)
+    if error:
+        return nan, nan, nan, nan, error
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            res = smp.test_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, method="score", compare="diff"
-            )
-            stat, p = float(res.statistic), float(res.pvalue)
-        except (ValueError, ZeroDivisionError, FloatingPointError) as err:
-            return nan, nan, nan, nan, f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
-        try:
-            low, high = smp.confint_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, method="score", compare="diff", alpha=1 - confidence_level
-            )
-        except (ValueError, ZeroDivisionError, FloatingPointError):
+            low, high = score_confint(count_a, nobs_a, count_b, nobs_b, "diff", 1 - confidence_level)
+        except STATSMODELS_ERRORS:
             low = high = nan
     if not np.isfinite(p):
         reason = "score test p-value is not finite (the share is 0 or 1 in both)"

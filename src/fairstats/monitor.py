@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import optimize, special
 
 from fairstats._validation import CheckedFrame, level_iv
+from fairstats._warnings import EmptyConfidenceSequenceWarning
 from fairstats.counts import COUNT_COLUMN, Counts
 
 __all__ = [
@@ -49,11 +50,6 @@ MONITOR_STATES: tuple[str, ...] = ("alarm", "equivalent", "watching")
 
 _STATE_VERSION = 1
 _FLOOR = -1e12  # stands in for log(0) inside the root finders (a continuous, finite clip)
-
-
-class EmptyConfidenceSequenceWarning(UserWarning):
-    """The running intersection of a confidence sequence became empty: the data contradict the model (rates
-    constant over time, decisions independent); the comparison stays ``alarm`` and its bounds cross."""
 
 
 # --------------------------------------------------------------------------------------------------------

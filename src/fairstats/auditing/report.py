@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import figure_text
+from fairstats._format import pvalue_relation as _p_eq
+from fairstats._format import pvalue_text as _p
 from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing.tables import SMALL
@@ -71,17 +73,6 @@ def _first_listed(frame: pd.DataFrame, rank: np.ndarray) -> tuple[pd.DataFrame, 
 # --------------------------------------------------------------------------------------------------------
 # report (Jinja2 templates in fairstats/templates: report.md.j2, report.html.j2)
 # --------------------------------------------------------------------------------------------------------
-
-
-def _p(p: float) -> str:
-    if not np.isfinite(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def _p_eq(p: float) -> str:
-    text = _p(p)
-    return text if text.startswith(("<", "n/a")) else f"= {text}"
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|&~#])")

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairstats._format import pvalue_text as _p
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
 from fairstats.search import SubgroupSearchResult, subgroup_search
 
@@ -59,12 +60,6 @@ def search_iv(data: pd.DataFrame, columns: tuple[str, ...], roles: dict[str, str
     dup = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
     if dup is not None:
         raise ValueError(f"--search: column {dup!r} is given twice")
-
-
-def _p(p: float) -> str:
-    if not np.isfinite(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def draw_search_figure(section: SearchSection, folder: Path) -> list[str]:
