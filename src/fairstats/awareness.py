@@ -36,6 +36,7 @@ import scipy.linalg
 from threadpoolctl import threadpool_limits
 
 from fairstats._format import plain as _plain
+from fairstats._result import Result
 from fairstats._warnings import SingularCovarianceWarning
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
 
@@ -155,7 +156,7 @@ class Neighbours:
 
 
 @dataclass(frozen=True)
-class AwarenessResult:
+class AwarenessResult(Result):
     """Per group: 2×2 table of own vs nearest other-group neighbour's prediction, and McNemar mid-p.
 
     Attributes
@@ -179,6 +180,8 @@ class AwarenessResult:
     tests: dict
     tests_as_published: dict = field(repr=False)
     neighbours: Neighbours = field(repr=False)
+
+    _record = ("groups",)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group: ``group, n, n00, n01, n10, n11, b, c, statistic, pvalue, pvalue_as_published``.

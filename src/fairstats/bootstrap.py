@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import ndtr, ndtri
 
+from fairstats._result import Result
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
 from fairstats.confusion import confusion_table
@@ -284,7 +285,7 @@ def _drop_undefined(boot: np.ndarray, what: str, warn: bool) -> tuple[np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
-class DisparityBootstrapResult:
+class DisparityBootstrapResult(Result):
     """Differences of group metrics between two groups, with bootstrap confidence intervals.
 
     Attributes
@@ -341,6 +342,11 @@ class DisparityBootstrapResult:
     method: str
     n_resamples: int
     bootstrap_distribution: np.ndarray = field(repr=False)
+
+    _omit = (
+        "value_a", "value_b", "estimate", "ci_low", "ci_high", "ci_method", "denominator_a", "denominator_b",
+        "n_undefined", "bootstrap_distribution",
+    )  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: ``grouping, group_a, group_b, metric, value_a, value_b, estimate, ci_low,
@@ -603,7 +609,7 @@ def _bootstrap_disparity(
 
 
 @dataclass(frozen=True, eq=False)
-class CramersVBootstrapResult:
+class CramersVBootstrapResult(Result):
     """Cramér's V of the equal confusion table (paper A's confusion parity error) with a bootstrap interval.
 
     Attributes
@@ -644,25 +650,15 @@ class CramersVBootstrapResult:
     group_columns: tuple[str, ...]
     bootstrap_distribution: np.ndarray = field(repr=False)
 
-    def to_record(self) -> dict[str, object]:
-        """Scalar fields as a dict (``grouping`` = the columns joined by ``" x "``)."""
-        return {
-            "grouping": " x ".join(self.group_columns),
-            "statistic": self.statistic,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "ci_method": self.ci_method,
-            "confidence_level": self.confidence_level,
-            "n_resamples": self.n_resamples,
-            "n_undefined": self.n_undefined,
-            "n": self.n,
-            "n_groups": self.n_groups,
-            "n_cells": self.n_cells,
-        }
+    _record = (
+        "grouping", "statistic", "ci_low", "ci_high", "ci_method", "confidence_level", "n_resamples",
+        "n_undefined", "n", "n_groups", "n_cells",
+    )  # fmt: skip
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
+    @property
+    def grouping(self) -> str:
+        """The group columns joined by ``" x "`` (the record's ``grouping``)."""
+        return " x ".join(self.group_columns)
 
 
 def _cramers_v(tables: np.ndarray) -> np.ndarray:

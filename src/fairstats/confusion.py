@@ -31,6 +31,7 @@ from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
+from fairstats._result import Result
 from fairstats._validation import as_list, checked_frame
 from fairstats._warnings import SmallExpectedCountWarning
 from fairstats.counts import as_rows
@@ -421,7 +422,7 @@ def _permutation_pvalue(
 
 
 @dataclass(frozen=True, eq=False)
-class EqualConfusionResult:
+class EqualConfusionResult(Result):
     """Result of :func:`equal_confusion_test` and :func:`equal_confusion_test_table`.
 
     Attributes

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from fairstats._memo import remembered
 from fairstats._proportions import score_confint, score_tost
+from fairstats._result import Result
 from fairstats._validation import level_iv
 from fairstats._warnings import EquivalenceUndefinedWarning
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z
@@ -57,7 +57,7 @@ DEFAULT_MARGIN_V = 0.1
 
 
 @dataclass(frozen=True)
-class EquivalenceResult:
+class EquivalenceResult(Result):
     r"""One equivalence test with the minimum detectable disparity of the matching difference test.
 
     Attributes
@@ -108,14 +108,6 @@ class EquivalenceResult:
     def undefined(self) -> bool:
         """True when the test could not be computed (see ``reason``)."""
         return bool(self.reason)
-
-    def to_record(self) -> dict[str, object]:
-        """Every field as a flat ``dict`` (field order)."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row, columns as :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
 
 
 def margin_iv(value: object, name: str = "margin") -> float:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._memo import remembered
+from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
 from fairstats._warnings import ImpactRatioUndefinedWarning
 from fairstats.counts import COUNT_COLUMN, Counts
@@ -71,7 +72,7 @@ COLUMNS = (
 
 
 @dataclass(frozen=True, eq=False)
-class ImpactRatiosResult:
+class ImpactRatiosResult(Result):
     """Result of :func:`impact_ratios`: one row per category of each grouping.
 
     Attributes
@@ -121,9 +122,7 @@ class ImpactRatiosResult:
     n: int
     method: str
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
     def to_record(self) -> dict[str, object]:
         """The scalar fields as a dict (without ``table``; ``groupings`` as names joined by ``"; "``)."""

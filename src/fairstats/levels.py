@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._proportions import STATSMODELS_ERRORS, score_confint, score_test_or_reason
+from fairstats._result import Result
 from fairstats._validation import checked_frame, level_iv
 from fairstats.confusion import _column_names_iv, _drop_empty, _group_codes
 from fairstats.counts import as_rows
@@ -225,7 +226,7 @@ def largest_group(observed: pd.DataFrame) -> object:
 
 
 @dataclass(frozen=True, eq=False)
-class LevelRatesResult:
+class LevelRatesResult(Result):
     """Per-level comparisons of decision shares between each group and a reference group.
 
     Attributes
@@ -248,9 +249,7 @@ class LevelRatesResult:
     reference: object
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
 
 def _score_test(count_a: float, nobs_a: float, count_b: float, nobs_b: float, confidence_level: float):

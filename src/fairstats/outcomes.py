@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from fairstats._proportions import score_test_or_reason
+from fairstats._result import Result
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
@@ -58,7 +59,7 @@ _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "small
 
 
 @dataclass(frozen=True, eq=False)
-class OutcomeTestsResult:
+class OutcomeTestsResult(Result):
     """Paper B's outcome-based fairness tests on one set of predictions, with bootstrap intervals.
 
     Attributes
@@ -82,9 +83,8 @@ class OutcomeTestsResult:
     bootstrap: DisparityBootstrapResult
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy), with ``grouping`` first."""
-        return self.table.copy()
+    _table = "table"
+    _omit = ("bootstrap",)
 
 
 def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, str]:

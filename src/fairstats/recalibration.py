@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._score_input import ScoreCounts, reference_iv, score_counts_iv
 from fairstats._validation import level_iv
 from fairstats.multiplicity import three_way_verdicts
@@ -44,7 +45,7 @@ ICI_KNOTS = (0.05, 0.35, 0.65, 0.95)
 
 
 @dataclass(frozen=True, eq=False)
-class RecalibrationResult:
+class RecalibrationResult(Result):
     """Logistic recalibration and ICI per group; likelihood-ratio tests of equal recalibration.
 
     Attributes
@@ -75,9 +76,8 @@ class RecalibrationResult:
     confidence_level: float
     n_resamples: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``comparisons`` table (a copy)."""
-        return self.comparisons.copy()
+    _table = "comparisons"
+    _omit = ("groups", "overall")
 
 
 def _glm(successes, failures, exog, offset=None):

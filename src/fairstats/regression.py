@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._validation import as_list, checked_frame, level_iv
 from fairstats.equivalence import positive_margin_iv, z_equivalence
 from fairstats.groups import group_labels
@@ -53,7 +54,7 @@ _BATCH = 64
 
 
 @dataclass(frozen=True, eq=False)
-class RegressionTestsResult:
+class RegressionTestsResult(Result):
     """Per-group error metrics and each group's differences from the reference.
 
     Attributes
@@ -82,9 +83,8 @@ class RegressionTestsResult:
     margin: float | None
     n_resamples: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``comparisons`` table (a copy)."""
-        return self.comparisons.copy()
+    _table = "comparisons"
+    _omit = ("groups",)
 
 
 def _numeric_iv(frame: pd.DataFrame, column: str, parameter: str) -> np.ndarray:
@@ -418,7 +418,7 @@ def _johnson(v: np.ndarray, bound: float, alpha: float) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class BoundedLossResult:
+class BoundedLossResult(Result):
     """Each group's loss against a bound, with a one-sided test and verdict.
 
     Attributes
@@ -438,9 +438,7 @@ class BoundedLossResult:
     bound: float
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
 
 def bounded_group_loss(

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
+from fairstats._result import Result
 from fairstats._validation import checked_frame
 from fairstats.counts import as_rows
 from fairstats.metrics import CELLS, METRIC_DEFINITIONS, _binary_iv
@@ -78,7 +79,7 @@ _TIE = 1.0 - 64 * np.finfo(float).eps
 
 
 @dataclass(frozen=True, eq=False)
-class SubgroupSearchResult:
+class SubgroupSearchResult(Result):
     """Result of :func:`subgroup_search`.
 
     Attributes
@@ -126,6 +127,8 @@ class SubgroupSearchResult:
     alpha: float
     totals: tuple[int, ...]
     favorable: object = 1
+
+    _omit = ("table",)
 
     def to_frame(self) -> pd.DataFrame:
         """The tidy table: :data:`SEARCH_COLUMNS` only, a copy."""
