@@ -31,6 +31,7 @@ from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
+from fairstats._resampling import fixed_margin_tables, n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._validation import as_list, checked_frame
 from fairstats._warnings import SmallExpectedCountWarning
@@ -408,16 +409,12 @@ def _permutation_pvalue(
     ``expected`` is the same for every table. p = (1 + #{X*_b >= X_obs}) / (1 + B), with a relative tolerance
     of 64 machine epsilons on ``>=`` as in R's ``chisq.test(simulate.p.value = TRUE)``.
     """
-    tables = stats.random_table(observed.sum(axis=1), observed.sum(axis=0), seed=rng)
     threshold = statistic * (1.0 - 64 * np.finfo(float).eps)
     at_least = 0
-    done = 0
-    while done < n_resamples:
-        b = min(10_000, n_resamples - done)
-        drawn = tables.rvs(size=b, method="patefield")
+    margins = (observed.sum(axis=1), observed.sum(axis=0))
+    for drawn in fixed_margin_tables(*margins, n_resamples, rng, batch=10_000):
         stat = (((drawn - expected) ** 2) / expected).sum(axis=(1, 2))
         at_least += int((stat >= threshold).sum())
-        done += b
     return (1.0 + at_least) / (1.0 + n_resamples)
 
 
@@ -577,12 +574,10 @@ def _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permuta
         _check_level(posthoc_alpha, "posthoc_alpha"),
         _check_level(posthoc_strict_alpha, "posthoc_strict_alpha"),
     )
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
+    n_resamples_iv(n_resamples)
     if permutation not in ("auto", "always", "never"):
         raise ValueError(f"`permutation` must be 'auto', 'always' or 'never', got {permutation!r}")
-    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator | np.random.SeedSequence)):
-        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    rng_iv(rng)  # checked here, before the table is counted; drawn from in _equal_confusion_result
     return levels
 
 
@@ -676,7 +671,7 @@ def _equal_confusion_result(
             expected_values,
             float(chi2.statistic),
             n_resamples=int(n_resamples),
-            rng=np.random.default_rng(rng),
+            rng=rng_iv(rng),
         )
     else:
         pvalue_perm = float("nan")

@@ -11,7 +11,6 @@ report section
 from __future__ import annotations
 
 import difflib
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import pvalue_text as _p
+from fairstats._resampling import derived_rng
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
 from fairstats.search import SubgroupSearchResult, subgroup_search
 
@@ -101,7 +101,7 @@ def run_search(
 
         frame[COUNT_COLUMN] = weight
         frame = Counts.from_table(frame, keys=[*columns, *inner], where="the audit's counts")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(b"subgroup search")]))
+    rng = derived_rng(seed, "subgroup search")
     try:
         res = subgroup_search(
             frame, attributes=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),

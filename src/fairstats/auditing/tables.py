@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import sys
 import warnings
-import zlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from fairstats._resampling import derived_rng as task_rng
 from fairstats._validation import CheckedFrame
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
@@ -120,11 +120,6 @@ SCORE_TESTS = ("balance_positive_class", "balance_negative_class")
 
 #: A comparison whose denominator has fewer cases than this gets a note: its bootstrap interval is unreliable.
 SMALL = 10
-
-
-def task_rng(seed: int, *parts: str) -> np.random.Generator:
-    """Independent, reproducible stream per task: seed + CRC32 of the task's name (no PYTHONHASHSEED)."""
-    return np.random.default_rng(np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)]))
 
 
 def user_warnings(caught) -> list[str]:
