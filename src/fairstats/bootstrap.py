@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from fairstats._contingency import ContingencyTable
 from fairstats._resampling import (
     drop_undefined,
     interval_ends,
@@ -34,7 +35,6 @@ from fairstats._resampling import (
 from fairstats._result import Result
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
-from fairstats.confusion import confusion_table
 from fairstats.groups import _prepare_iv, _Prepared
 
 __all__ = [
@@ -605,7 +605,7 @@ def bootstrap_cramers_v(
     >>> round(res.statistic, 4)
     0.3944
     """
-    observed = confusion_table(data, group=group, y_true=y_true, y_pred=y_pred)
+    observed = ContingencyTable.of(data, group, y_true, y_pred).observed
     confidence_level = level_iv(confidence_level, "confidence_level")
     n_resamples = n_resamples_iv(n_resamples)
     method = _method_iv(method)

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from fairstats._contingency import ContingencyTable
 from fairstats._result import Result
 from fairstats._validation import CheckedFrame, as_list, level_iv
-from fairstats.confusion import confusion_table
 from fairstats.counts import Counts
 
 __all__ = ["CramersVIntervalResult", "cramers_v_interval"]
@@ -161,7 +161,7 @@ def cramers_v_interval(
     (0.3944, True)
     """
     confidence_level = level_iv(confidence_level, "confidence_level")
-    observed = confusion_table(data, group=group, y_true=y_true, y_pred=y_pred).to_numpy(dtype=float)
+    observed = ContingencyTable.of(data, group, y_true, y_pred).observed.to_numpy(dtype=float)
     observed = observed[:, observed.sum(axis=0) > 0]
     q, r = observed.shape
     n = int(observed.sum())

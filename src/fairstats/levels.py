@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._contingency import column_names_iv, drop_empty, group_codes
 from fairstats._proportions import STATSMODELS_ERRORS, score_confint, score_test_or_reason
 from fairstats._result import Result
 from fairstats._validation import checked_frame, level_iv
-from fairstats.confusion import _column_names_iv, _drop_empty, _group_codes
 from fairstats.counts import as_rows
 from fairstats.equivalence import DEFAULT_MARGIN, margin_iv, rate_equivalence
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
@@ -136,7 +136,7 @@ def decision_table(
     >>> list(t.columns), t.to_numpy().tolist()
     (['pred=Low, true=0', 'pred=Medium, true=1', 'pred=High, true=1'], [[1, 0, 1], [1, 1, 0]])
     """
-    group_columns = _column_names_iv(group, y_true, y_pred)
+    group_columns = column_names_iv(group, y_true, y_pred)
     decision_levels = levels_iv(decision_levels, name="decision_levels")
     columns = [*group_columns, y_true, y_pred]
     data, weight = as_rows(data, columns)
@@ -157,13 +157,13 @@ def decision_table(
         frame[y_pred], decision_levels, name="y_pred", column=y_pred, levels_name="decision_levels"
     )
     it = _codes_iv(frame[y_true], outcome_levels, name="y_true", column=y_true, levels_name="outcome_levels")
-    row_full, row_labels = _group_codes(frame, group_columns)
+    row_full, row_labels = group_codes(frame, group_columns)
     m = len(outcome_levels)
     cell_rows = [(f"pred={d}, true={o}", d, o) for d in decision_levels for o in outcome_levels]
     q_full, r_full = len(row_labels), len(cell_rows)
     counts = np.bincount(row_full * r_full + ip * m + it, weights=weight, minlength=q_full * r_full)
     counts = counts.astype(np.int64).reshape(q_full, r_full)
-    observed, kept, notes = _drop_empty(
+    observed, kept, notes = drop_empty(
         counts,
         row_labels,
         cell_rows,
