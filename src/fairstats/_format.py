@@ -1,6 +1,11 @@
-"""Data strings as figure text: one line, every hidden character visible, short; shown by matplotlib as text.
+"""Values as text: a numpy scalar in a message, a p-value in a report, a data string in a figure.
 
-A low-level module (it imports only :mod:`fairstats._text`), so that a statistics module (e.g. the subgroup
+:func:`plain` turns a numpy scalar into the Python value it holds (messages read ``2``, not ``np.int64(2)``);
+:func:`pvalue_text` and :func:`pvalue_relation` are how every report and summary prints a p-value. One
+definition each (``tests/unit/test_one_definition.py`` fails on a second ``_plain``).
+
+Figure text: one line, every hidden character visible, short; shown by matplotlib as text. A low-level
+module (it imports only numpy and :mod:`fairstats._text`), so that a statistics module (e.g. the subgroup
 search's figure) and the audit application (:mod:`fairstats.auditing`) show a data string the same way
 without the statistics importing the application. Display text itself is :func:`fairstats._text.display_text`
 (the one function for every output); figures pass it to matplotlib with ``parse_math=False``
@@ -9,9 +14,11 @@ without the statistics importing the application. Display text itself is :func:`
 
 from __future__ import annotations
 
+import numpy as np
+
 from fairstats._text import display_text
 
-__all__ = ["PLAIN", "figure_text"]
+__all__ = ["PLAIN", "figure_text", "plain", "pvalue_relation", "pvalue_text"]
 
 #: matplotlib text properties that show a string as written (no mathtext): pass to every call that sets a
 #: label, title or tick label holding data (``ax.set_title(figure_text(v), **PLAIN)``).
@@ -25,3 +32,21 @@ def figure_text(text: object) -> str:
     """
     shown = display_text(text)
     return shown if len(shown) <= 60 else shown[:59] + "…"
+
+
+def plain(value: object) -> object:
+    """numpy scalar -> Python scalar, so that messages read ``2`` rather than ``np.int64(2)``."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def pvalue_text(p: float) -> str:
+    """``"n/a"`` (NaN or infinite), ``"< 0.001"``, or three decimals (``"0.042"``)."""
+    if not np.isfinite(p):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def pvalue_relation(p: float) -> str:
+    """:func:`pvalue_text` to follow a ``p``: ``"< 0.001"``, ``"= 0.042"`` or ``"n/a"``."""
+    text = pvalue_text(p)
+    return text if text.startswith(("<", "n/a")) else f"= {text}"

@@ -15,15 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._format import plain as _plain
 from fairstats._validation import CheckedFrame, as_list
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
 
 __all__ = ["ScoreCounts", "reference_iv", "score_counts_iv"]
-
-
-def _plain(value: object) -> object:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,6 +35,9 @@ import pandas as pd
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
+from fairstats._format import plain as _plain
+from fairstats._result import Result
+from fairstats._warnings import SingularCovarianceWarning
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
 
 __all__ = [
@@ -50,10 +53,6 @@ __all__ = [
 ]
 
 _COVARIANCES = ("pooled", "total")
-
-
-class SingularCovarianceWarning(UserWarning):
-    """The covariance has zero-variance columns or (near-)null directions; the pseudo-inverse is used."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +156,7 @@ class Neighbours:
 
 
 @dataclass(frozen=True)
-class AwarenessResult:
+class AwarenessResult(Result):
     """Per group: 2×2 table of own vs nearest other-group neighbour's prediction, and McNemar mid-p.
 
     Attributes
@@ -181,6 +180,8 @@ class AwarenessResult:
     tests: dict
     tests_as_published: dict = field(repr=False)
     neighbours: Neighbours = field(repr=False)
+
+    _record = ("groups",)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group: ``group, n, n00, n01, n10, n11, b, c, statistic, pvalue, pvalue_as_published``.
@@ -237,11 +238,6 @@ def _features_iv(X: object) -> np.ndarray:
             f"`X`: column {name!r} has a non-finite value ({float(x[i, j])!r}) at row position {i}"
         )
     return x
-
-
-def _plain(value: object) -> object:
-    """numpy scalar -> Python scalar (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _labels_iv(values: object, n: int, name: str) -> np.ndarray:

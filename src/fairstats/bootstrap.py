@@ -16,18 +16,25 @@ gives the same values); the tests check the intervals against scipy's on the sam
 
 from __future__ import annotations
 
-import numbers
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from scipy.special import ndtr, ndtri
 
+from fairstats._contingency import ContingencyTable
+from fairstats._resampling import (
+    drop_undefined,
+    interval_ends,
+    interval_levels,
+    multinomial_draws,
+    n_resamples_iv,
+    rng_iv,
+    row_multinomial_draws,
+)
+from fairstats._result import Result
 from fairstats._validation import as_list, level_iv
-from fairstats.confusion import confusion_table
+from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
 from fairstats.groups import _prepare_iv, _Prepared
 
 __all__ = [
@@ -58,20 +65,6 @@ _COEF: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = 
     "mean_score_pos": ((0, 0, 0, 0), (1, 0, 1, 0)),
     "mean_score_neg": ((0, 0, 0, 0), (0, 1, 0, 1)),
 }
-# Multinomial draws are used while a group has at most this many categories; beyond it, index resampling.
-_MAX_MULTINOMIAL_CATEGORIES = 256
-# Elements per batch of resampled counts (memory bound).
-_BATCH_ELEMENTS = 4_000_000
-
-
-class UndefinedResampleWarning(UserWarning):
-    """Some bootstrap resamples leave a statistic undefined (a zero denominator); the CI leaves them out."""
-
-
-class BCaUndefinedWarning(UserWarning):
-    """BCa's bias correction or acceleration is undefined (e.g. every resample on one side of the estimate,
-    or an undefined leave-one-out value); the interval is left undefined (NaN), never replaced by another
-    method."""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -79,24 +72,10 @@ class BCaUndefinedWarning(UserWarning):
 # --------------------------------------------------------------------------------------------------------
 
 
-def _n_resamples_iv(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _method_iv(method: object) -> str:
     if method not in CI_METHODS:
         raise ValueError(f"`method` must be one of {list(CI_METHODS)}, got {method!r}")
     return str(method)
-
-
-def _rng_iv(rng: object) -> np.random.Generator:
-    if not (rng is None or isinstance(rng, numbers.Integral | np.random.Generator | np.random.SeedSequence)):
-        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
-    if isinstance(rng, bool):
-        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {rng!r}")
-    return np.random.default_rng(rng)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -162,138 +141,13 @@ def _metric_values(counts: np.ndarray, sums: np.ndarray, metrics: Sequence[str])
     return out
 
 
-def _resample_weights(sample: _Sample, n_resamples: int, rng: np.random.Generator):
-    """Yield batches of resampled category counts (b, k): a bootstrap resample of the group's people."""
-    k, n = sample.count.size, sample.n
-    if k <= _MAX_MULTINOMIAL_CATEGORIES:
-        pvals = sample.count / n
-        batch = max(1, min(n_resamples, _BATCH_ELEMENTS // max(k, 1)))
-        done = 0
-        while done < n_resamples:
-            b = min(batch, n_resamples - done)
-            yield rng.multinomial(n, pvals, size=b).astype(float)
-            done += b
-        return
-    # many categories (a continuous score): draw people by index, then count categories per resample
-    category = np.repeat(np.arange(k), sample.count)
-    batch = max(1, min(n_resamples, _BATCH_ELEMENTS // max(n, 1)))
-    done = 0
-    while done < n_resamples:
-        b = min(batch, n_resamples - done)
-        drawn = category[rng.integers(0, n, size=(b, n))]
-        flat = (np.arange(b)[:, None] * k + drawn).ravel()
-        yield np.bincount(flat, minlength=b * k).reshape(b, k).astype(float)
-        done += b
-
-
-def _percentile_of_score(boot: np.ndarray, value: float) -> float:
-    """scipy.stats.bootstrap's ``_percentile_of_score``: the 'mean' kind, as a fraction."""
-    return float(((boot < value).sum() + (boot <= value).sum()) / (2 * boot.size))
-
-
-def _acceleration(jackknife: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
-    """BCa acceleration from per-sample jackknife values and their multiplicities (scipy's estimator).
-
-    ``jackknife[j] = (theta_i, m_i)``: leaving out one person of category i of sample j gives theta_i, and
-    sample j has m_i such people. Same sums as scipy's ``_bca_interval`` over the n_j leave-one-out values.
-    """
-    nums, dens = 0.0, 0.0
-    for theta, m in jackknife:
-        n = float(m.sum())
-        mean = float((m * theta).sum() / n)
-        u = (n - 1.0) * (mean - theta)
-        nums += float((m * u**3).sum() / n**3)
-        dens += float((m * u**2).sum() / n**2)
-    return (1.0 / 6.0) * nums / dens**1.5 if dens > 0 else float("nan")
-
-
-def _interval_levels(
-    estimate: float,
-    boot: np.ndarray,
-    jackknife: Sequence[tuple[np.ndarray, np.ndarray]] | None,
-    *,
-    confidence_level: float,
-    method: str,
-    what: str = "statistic",
-    warn: bool = True,
-) -> tuple[tuple[float, float] | None, str]:
-    """Quantile levels of the two-sided interval as scipy.stats.bootstrap computes them from ``boot`` (BCa's
-    shifted levels for ``"BCa"``) and the method used; ``None`` when there is no interval: no resample or
-    an undefined estimate, or BCa's bias or acceleration undefined (method ``"undefined"``, with a
-    :class:`BCaUndefinedWarning`; no silent percentile substitute)."""
-    if boot.size == 0 or not np.isfinite(estimate):
-        return None, method
-    alpha = (1.0 - confidence_level) / 2.0
-    probs = (alpha, 1.0 - alpha)
-    if method == "BCa":
-        z0 = float(ndtri(_percentile_of_score(boot, estimate)))
-        a_hat = _acceleration(jackknife) if jackknife is not None else float("nan")
-        if np.isfinite(z0) and np.isfinite(a_hat):
-            z = float(ndtri(alpha))
-            num1, num2 = z0 + z, z0 - z
-            probs = (float(ndtr(z0 + num1 / (1 - a_hat * num1))), float(ndtr(z0 + num2 / (1 - a_hat * num2))))
-        else:
-            if warn:
-                why = "bias correction" if not np.isfinite(z0) else "acceleration"
-                warnings.warn(
-                    BCaUndefinedWarning(
-                        f"{what}: the BCa {why} is undefined; the interval is left undefined "
-                        "(choose method='percentile' explicitly to get one)"
-                    ),
-                    stacklevel=3,
-                )
-            return None, "undefined"
-    return probs, method
-
-
-def _interval_ends(
-    estimates: Sequence[float],
-    boots: Sequence[np.ndarray],
-    levels: Sequence[tuple[float, float] | None],
-    method: str,
-) -> list[tuple[float, float]]:
-    """Ends of each interval: ``scipy.stats.quantile`` of each resample column at its two levels (NaN where
-    the levels are ``None``), reflected for ``"basic"``. The columns go to scipy in one call, as rows padded
-    with NaN and ``nan_policy="omit"``: the same numbers as one call per column (the formula is elementwise;
-    tested), without scipy's per-call cost for every metric of every comparison of an audit."""
-    nan = float("nan")
-    ends = [(nan, nan)] * len(boots)
-    todo = [i for i, probs in enumerate(levels) if probs is not None]
-    if not todo:
-        return ends
-    x = np.full((len(todo), max(boots[i].size for i in todo)), np.nan)
-    for row, i in enumerate(todo):
-        x[row, : boots[i].size] = boots[i]
-    q = stats.quantile(x, np.asarray([levels[i] for i in todo]), axis=-1, nan_policy="omit")
-    for row, i in enumerate(todo):
-        low, high = float(q[row, 0]), float(q[row, 1])
-        if method == "basic":
-            low, high = 2 * estimates[i] - high, 2 * estimates[i] - low
-        ends[i] = (low, high)
-    return ends
-
-
-def _drop_undefined(boot: np.ndarray, what: str, warn: bool) -> tuple[np.ndarray, int]:
-    ok = np.isfinite(boot)
-    bad = int((~ok).sum())
-    if bad and warn:
-        warnings.warn(
-            UndefinedResampleWarning(
-                f"{what}: {bad} of {boot.size} bootstrap resamples leave it undefined (a zero denominator); "
-                "the interval uses the others"
-            ),
-            stacklevel=3,
-        )
-    return boot[ok], bad
-
-
 # --------------------------------------------------------------------------------------------------------
 # bootstrap_disparity
 # --------------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
-class DisparityBootstrapResult:
+class DisparityBootstrapResult(Result):
     """Differences of group metrics between two groups, with bootstrap confidence intervals.
 
     Attributes
@@ -350,6 +204,11 @@ class DisparityBootstrapResult:
     method: str
     n_resamples: int
     bootstrap_distribution: np.ndarray = field(repr=False)
+
+    _omit = (
+        "value_a", "value_b", "estimate", "ci_low", "ci_high", "ci_method", "denominator_a", "denominator_b",
+        "n_undefined", "bootstrap_distribution",
+    )  # fmt: skip
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: ``grouping, group_a, group_b, metric, value_a, value_b, estimate, ci_low,
@@ -411,7 +270,7 @@ def _bootstrap_differences(sample_a, sample_b, metrics, n_resamples, rng) -> np.
     values = []
     for sample in (sample_a, sample_b):
         parts = []
-        for weights in _resample_weights(sample, n_resamples, rng):
+        for weights in multinomial_draws(sample.count, n_resamples, rng):
             c, s = _cell_sums(weights, sample)
             parts.append(_metric_values(c, s, metrics))
         values.append(np.concatenate(parts, axis=0))
@@ -535,9 +394,9 @@ def _bootstrap_disparity(
 ) -> DisparityBootstrapResult:
     """:func:`bootstrap_disparity` on data already validated by ``_prepare_iv``."""
     confidence_level = level_iv(confidence_level, "confidence_level")
-    n_resamples = _n_resamples_iv(n_resamples)
+    n_resamples = n_resamples_iv(n_resamples)
     method = _method_iv(method)
-    generator = _rng_iv(rng)
+    generator = rng_iv(rng)
     sample_a, sample_b = _two_sample(prep)
     metrics = prep.metrics
 
@@ -552,7 +411,7 @@ def _bootstrap_disparity(
 
     columns, levels, used, undefined = [], [], [], []
     for j, metric in enumerate(metrics):
-        column, bad = _drop_undefined(
+        column, bad = drop_undefined(
             boot[:, j],
             f"{metric} difference {prep.group_a!r} - {prep.group_b!r}",
             warn and np.isfinite(estimate[j]),
@@ -562,7 +421,7 @@ def _bootstrap_disparity(
             jk = [(values[:, j], m) for values, m in jack]
             if any(not np.all(np.isfinite(v)) for v, _ in jk):
                 jk = None
-        probs, how = _interval_levels(
+        probs, how = interval_levels(
             float(estimate[j]),
             column,
             jk,
@@ -575,7 +434,7 @@ def _bootstrap_disparity(
         levels.append(probs)
         used.append(how)
         undefined.append(bad)
-    ends = _interval_ends([float(e) for e in estimate], columns, levels, method)
+    ends = interval_ends([float(e) for e in estimate], columns, levels, method)
     lows, highs = [low for low, _ in ends], [high for _, high in ends]
 
     def dens(counts):
@@ -612,7 +471,7 @@ def _bootstrap_disparity(
 
 
 @dataclass(frozen=True, eq=False)
-class CramersVBootstrapResult:
+class CramersVBootstrapResult(Result):
     """Cramér's V of the equal confusion table (paper A's confusion parity error) with a bootstrap interval.
 
     Attributes
@@ -653,25 +512,15 @@ class CramersVBootstrapResult:
     group_columns: tuple[str, ...]
     bootstrap_distribution: np.ndarray = field(repr=False)
 
-    def to_record(self) -> dict[str, object]:
-        """Scalar fields as a dict (``grouping`` = the columns joined by ``" x "``)."""
-        return {
-            "grouping": " x ".join(self.group_columns),
-            "statistic": self.statistic,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "ci_method": self.ci_method,
-            "confidence_level": self.confidence_level,
-            "n_resamples": self.n_resamples,
-            "n_undefined": self.n_undefined,
-            "n": self.n,
-            "n_groups": self.n_groups,
-            "n_cells": self.n_cells,
-        }
+    _record = (
+        "grouping", "statistic", "ci_low", "ci_high", "ci_method", "confidence_level", "n_resamples",
+        "n_undefined", "n", "n_groups", "n_cells",
+    )  # fmt: skip
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
+    @property
+    def grouping(self) -> str:
+        """The group columns joined by ``" x "`` (the record's ``grouping``)."""
+        return " x ".join(self.group_columns)
 
 
 def _cramers_v(tables: np.ndarray) -> np.ndarray:
@@ -756,27 +605,18 @@ def bootstrap_cramers_v(
     >>> round(res.statistic, 4)
     0.3944
     """
-    observed = confusion_table(data, group=group, y_true=y_true, y_pred=y_pred)
+    observed = ContingencyTable.of(data, group, y_true, y_pred).observed
     confidence_level = level_iv(confidence_level, "confidence_level")
-    n_resamples = _n_resamples_iv(n_resamples)
+    n_resamples = n_resamples_iv(n_resamples)
     method = _method_iv(method)
-    generator = _rng_iv(rng)
+    generator = rng_iv(rng)
     o = observed.to_numpy().astype(np.int64)
     q, r = o.shape
     n = int(o.sum())
     statistic = float(_cramers_v(o))
 
-    boot = np.empty(n_resamples)
-    batch = max(1, min(n_resamples, _BATCH_ELEMENTS // (q * r)))
-    done = 0
-    while done < n_resamples:
-        b = min(batch, n_resamples - done)
-        tables = np.stack(
-            [generator.multinomial(o[i].sum(), o[i] / o[i].sum(), size=b) for i in range(q)], axis=1
-        )
-        boot[done : done + b] = _cramers_v(tables)
-        done += b
-    column, bad = _drop_undefined(boot, f"Cramér's V of {list(observed.index.names)}", warn)
+    boot = np.concatenate([_cramers_v(tables) for tables in row_multinomial_draws(o, n_resamples, generator)])
+    column, bad = drop_undefined(boot, f"Cramér's V of {list(observed.index.names)}", warn)
 
     jack = None
     if method == "BCa":
@@ -790,7 +630,7 @@ def bootstrap_cramers_v(
                 jack = None
                 break
             jack.append((values, o[i, cells].astype(float)))
-    probs, used = _interval_levels(
+    probs, used = interval_levels(
         statistic,
         column,
         jack,
@@ -799,7 +639,7 @@ def bootstrap_cramers_v(
         what=f"Cramér's V of {list(observed.index.names)}",
         warn=warn,
     )
-    ((low, high),) = _interval_ends([statistic], [column], [probs], method)
+    ((low, high),) = interval_ends([statistic], [column], [probs], method)
     columns = as_list(group, name="group")
     return CramersVBootstrapResult(
         statistic=statistic,

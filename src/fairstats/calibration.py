@@ -41,6 +41,8 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
+from fairstats._result import Result
+from fairstats._warnings import EmptyBinWarning
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
 
 __all__ = [
@@ -55,12 +57,8 @@ __all__ = [
 ]
 
 
-class EmptyBinWarning(UserWarning):
-    """A bin (or well-calibration term) has a zero count in a denominator and is left out of the χ² sum."""
-
-
 @dataclass(frozen=True)
-class CalibrationResult:
+class CalibrationResult(Result):
     """Result of :func:`calibration_test` or :func:`well_calibration_test`.
 
     Attributes
@@ -97,17 +95,11 @@ class CalibrationResult:
     test: str
     table: pd.DataFrame = field(repr=False, compare=False)
 
-    def to_record(self) -> dict[str, object]:
-        """The scalar fields as a dict (without ``table``)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "table"}
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of the scalar fields (the per-bin table is ``.table``)."""
-        return pd.DataFrame([self.to_record()])
+    _omit = ("table",)
 
 
 @dataclass(frozen=True)
-class CalibrationIndependenceResult:
+class CalibrationIndependenceResult(Result):
     """Result of :func:`calibration_independence_test` (ours, not the paper's).
 
     Attributes
@@ -145,13 +137,7 @@ class CalibrationIndependenceResult:
     favorable: int
     table: pd.DataFrame = field(repr=False, compare=False)
 
-    def to_record(self) -> dict[str, object]:
-        """The scalar fields as a dict (without ``table``)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "table"}
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of the scalar fields (the per-bin table is ``.table``)."""
-        return pd.DataFrame([self.to_record()])
+    _omit = ("table",)
 
 
 # --------------------------------------------------------------------------------------------------------

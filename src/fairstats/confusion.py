@@ -27,13 +27,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from scipy import stats
-from scipy.stats.contingency import association
-from statsmodels.stats.contingency_tables import Table
 from statsmodels.stats.multitest import multipletests
 
-from fairstats._validation import as_list, checked_frame
-from fairstats.counts import as_rows
-from fairstats.groups import intersection_label
+from fairstats._contingency import BINARY_CELLS, ContingencyTable
+from fairstats._resampling import fixed_margin_tables, n_resamples_iv, rng_iv
+from fairstats._result import Result
+from fairstats._warnings import SmallExpectedCountWarning
 
 __all__ = [
     "BINARY_CELLS",
@@ -50,9 +49,6 @@ __all__ = [
     "equal_confusion_test_table",
 ]
 
-#: Binary cells in the paper's printed order: (label, y_pred, y_true).
-BINARY_CELLS: tuple[tuple[str, int, int], ...] = (("TP", 1, 1), ("FN", 0, 1), ("FP", 1, 0), ("TN", 0, 0))
-
 #: Cohen's w for a small, medium and large effect (Cohen 1988, Sec. 7.2.3).
 COHEN_W: dict[str, float] = {"small": 0.1, "medium": 0.3, "large": 0.5}
 
@@ -67,158 +63,6 @@ EFFECT_SIZE_SOURCE = (
 COCHRAN_SHARE = 0.8
 
 
-class SmallExpectedCountWarning(UserWarning):
-    """Cochran's rule fails: some expected counts are small, so the chi-squared p-value is approximate.
-
-    :func:`equal_confusion_test` then also reports a Monte-Carlo permutation p-value.
-    """
-
-
-@dataclass(frozen=True)
-class _Contingency:
-    observed: pd.DataFrame  # groups x cells, int64
-    cells: pd.DataFrame  # one row per kept cell: cell, y_pred, y_true
-    group_columns: tuple[str, ...]
-    notes: tuple[str, ...]
-
-
-def _sorted_unique(values: pd.Series, *, name: str, column: str) -> list:
-    """Distinct values of ``values`` in sorted order (categories in their declared order)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        return list(values.cat.categories)
-    uniques = pd.unique(values.to_numpy())
-    try:
-        return sorted(uniques.tolist())
-    except TypeError:
-        raise TypeError(
-            f"`{name}`: column {column!r} mixes values that cannot be sorted "
-            f"({sorted({type(v).__name__ for v in uniques.tolist()})}); use one type"
-        ) from None
-
-
-def _is_binary(labels: list) -> bool:
-    return all(isinstance(v, bool | int | float | np.integer | np.floating) and v in (0, 1) for v in labels)
-
-
-def _drop_empty(
-    counts: np.ndarray,
-    group_labels: list,
-    cells: list[tuple[object, object, object]],
-    *,
-    group_columns: Sequence[str],
-    single_group_where: str,
-    few_cells_head: str,
-) -> tuple[pd.DataFrame, list[tuple[object, object, object]], list[str]]:
-    """Drop groups and cells without cases from ``counts`` (noting each) and label what is left.
-
-    Shared by ``confusion_table`` and the large-data tables of :mod:`fairstats.scale`. Returns the labelled
-    table (index ``group``, columns ``cell``), the kept ``(cell, y_pred, y_true)`` rows and the notes.
-    Raises ``ValueError`` if fewer than two groups or two cells have cases.
-    """
-    keep_rows = counts.sum(axis=1) > 0
-    keep_cols = counts.sum(axis=0) > 0
-    notes = [f"group {group_labels[i]!r} has no cases and is left out" for i in np.flatnonzero(~keep_rows)]
-    notes += [
-        f"cell {cells[j][0]!r} (y_pred={cells[j][1]!r}, y_true={cells[j][2]!r}) has no cases "
-        "in any group and is left out"
-        for j in np.flatnonzero(~keep_cols)
-    ]
-    kept_groups = [group_labels[i] for i in np.flatnonzero(keep_rows)]
-    if len(kept_groups) < 2:
-        raise ValueError(
-            f"`group` {list(group_columns)!r} has a single group {kept_groups[0]!r} {single_group_where}; "
-            "the equal confusion test compares at least two groups"
-        )
-    kept_cells = [cells[j] for j in np.flatnonzero(keep_cols)]
-    if len(kept_cells) < 2:
-        raise ValueError(
-            f"{few_cells_head} (only {[c[0] for c in kept_cells]!r}); the test needs at least two"
-        )
-    observed = pd.DataFrame(
-        counts[np.ix_(keep_rows, keep_cols)].astype(np.int64),
-        index=pd.Index(kept_groups, name="group"),
-        columns=pd.Index([c[0] for c in kept_cells], name="cell"),
-    )
-    return observed, kept_cells, notes
-
-
-def _column_names_iv(group: object, y_true: object, y_pred: object) -> list[str]:
-    """Check the column-name arguments (not the data); return the group columns as a list."""
-    group_columns = as_list(group, name="group")
-    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
-        if not isinstance(value, str):
-            raise TypeError(f"`{name}` must be one column name, got {value!r}")
-    if len(set(group_columns)) != len(group_columns):
-        raise ValueError(f"`group` lists a column twice: {group_columns!r}")
-    clash = sorted(set(group_columns) & {y_true, y_pred})
-    if clash:
-        raise ValueError(f"`group` column {clash[0]!r} is also `y_true` or `y_pred`")
-    return group_columns
-
-
-def _group_codes(data: pd.DataFrame, group_columns: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Each row's group code and the labels of all groups: every combination of the listed columns' values,
-    in sorted order (empty ones are dropped later by ``_drop_empty``)."""
-    levels = [_sorted_unique(data[c], name="group", column=c) for c in group_columns]
-    codes = []
-    for column, lev in zip(group_columns, levels, strict=True):
-        idx = pd.Index(lev).get_indexer(data[column].to_numpy())
-        codes.append(idx)
-    shape = tuple(len(lev) for lev in levels)
-    row_full = np.ravel_multi_index(codes, shape) if len(codes) > 1 else codes[0]
-    combos = [tuple(c) for c in np.ndindex(*shape)]
-    row_labels = [intersection_label([levels[k][i] for k, i in enumerate(combo)]) for combo in combos]
-    return row_full, row_labels
-
-
-def _contingency_iv(data: object, group: object, y_true: object, y_pred: object) -> _Contingency:
-    group_columns = _column_names_iv(group, y_true, y_pred)
-    columns = [*group_columns, y_true, y_pred]
-    data, weight = as_rows(data, columns)  # a pandas frame or CheckedFrame as it is; other frames counted
-    data = checked_frame(data, columns).frame
-
-    row_full, row_labels = _group_codes(data, group_columns)
-
-    # Outcome cells: binary 0/1 labels give TP, FN, FP, TN; otherwise one cell per (y_pred, y_true) pair.
-    label_set = set(_sorted_unique(data[y_true], name="y_true", column=y_true))
-    label_set |= set(_sorted_unique(data[y_pred], name="y_pred", column=y_pred))
-    try:
-        labels = sorted(label_set)
-    except TypeError:
-        raise TypeError(
-            f"`y_true` {y_true!r} and `y_pred` {y_pred!r} hold labels of different types that cannot be "
-            f"sorted together: {sorted(map(repr, label_set))}"
-        ) from None
-    if _is_binary(labels):
-        yt = data[y_true].to_numpy().astype(np.int64)
-        yp = data[y_pred].to_numpy().astype(np.int64)
-        cell_full = (1 - yt) * 2 + (1 - yp)
-        cell_rows = [(label, p, t) for label, p, t in BINARY_CELLS]
-    else:
-        index = pd.Index(labels)
-        ip = index.get_indexer(data[y_pred].to_numpy())
-        it = index.get_indexer(data[y_true].to_numpy())
-        k = len(labels)
-        cell_full = ip * k + it
-        cell_rows = [(f"pred={p}, true={t}", p, t) for p in labels for t in labels]
-
-    q_full, r_full = len(row_labels), len(cell_rows)
-    counts = np.bincount(row_full * r_full + cell_full, weights=weight, minlength=q_full * r_full)
-    counts = counts.astype(np.int64).reshape(q_full, r_full)  # weights are whole numbers of people
-    observed, kept_cells, notes = _drop_empty(
-        counts,
-        row_labels,
-        cell_rows,
-        group_columns=group_columns,
-        single_group_where="in `data`",
-        few_cells_head=f"`y_true` {y_true!r} / `y_pred` {y_pred!r} give fewer than two outcome cells",
-    )
-    cells = pd.DataFrame(kept_cells, columns=["cell", "y_pred", "y_true"])
-    return _Contingency(
-        observed=observed, cells=cells, group_columns=tuple(group_columns), notes=tuple(notes)
-    )
-
-
 def confusion_table(
     data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
 ) -> pd.DataFrame:
@@ -227,7 +71,9 @@ def confusion_table(
     Parameters
     ----------
     data : pandas.DataFrame
-        One row per person.
+        One row per person (or counts: a :class:`fairstats.Counts`, a frame of another engine), or the table
+        already counted (a ``fairstats._contingency.ContingencyTable`` of ``group``, used as it is; every
+        function that takes ``data, group, y_true, y_pred`` here, and the Cramér's V intervals, take it).
     group : str or list of str
         Sensitive attribute column(s). A list means intersectional groups, labelled by joining the values in
         the listed order with ``" - "`` (e.g. ``["sex", "race"]`` gives ``"Female - African-American"``).
@@ -267,12 +113,7 @@ def confusion_table(
     >>> confusion_table(df, group="g", y_true="y", y_pred="p").to_numpy().tolist()
     [[1, 0, 1, 0], [0, 1, 0, 1]]
     """
-    table = _contingency_iv(data, group, y_true, y_pred)
-    out = table.observed.copy()
-    out.attrs["notes"] = list(table.notes)
-    out.attrs["cells"] = table.cells.to_dict(orient="records")
-    out.attrs["group_columns"] = list(table.group_columns)
-    return out
+    return ContingencyTable.of(data, group, y_true, y_pred).frame()
 
 
 def confusion_parity_error(
@@ -313,13 +154,7 @@ def confusion_parity_error(
     >>> confusion_parity_error(df, group="g", y_true="y", y_pred="p")
     1.0
     """
-    observed = _contingency_iv(data, group, y_true, y_pred).observed
-    return float(association(observed.to_numpy(), method="cramer", correction=False))
-
-
-def _residuals(observed: pd.DataFrame) -> pd.DataFrame:
-    values = Table(observed.to_numpy(dtype=float), shift_zeros=False).standardized_resids
-    return pd.DataFrame(np.asarray(values, dtype=float), index=observed.index, columns=observed.columns)
+    return ContingencyTable.of(data, group, y_true, y_pred).cramers_v()
 
 
 def adjusted_residuals(
@@ -363,7 +198,7 @@ def adjusted_residuals(
     >>> round(float(adjusted_residuals(df, group="g", y_true="y", y_pred="p").loc["a", "TP"]), 4)
     1.1547
     """
-    return _residuals(_contingency_iv(data, group, y_true, y_pred).observed)
+    return ContingencyTable.of(data, group, y_true, y_pred).residuals()
 
 
 def effect_size_thresholds(df_star: int) -> dict[str, float]:
@@ -413,21 +248,17 @@ def _permutation_pvalue(
     ``expected`` is the same for every table. p = (1 + #{X*_b >= X_obs}) / (1 + B), with a relative tolerance
     of 64 machine epsilons on ``>=`` as in R's ``chisq.test(simulate.p.value = TRUE)``.
     """
-    tables = stats.random_table(observed.sum(axis=1), observed.sum(axis=0), seed=rng)
     threshold = statistic * (1.0 - 64 * np.finfo(float).eps)
     at_least = 0
-    done = 0
-    while done < n_resamples:
-        b = min(10_000, n_resamples - done)
-        drawn = tables.rvs(size=b, method="patefield")
+    margins = (observed.sum(axis=1), observed.sum(axis=0))
+    for drawn in fixed_margin_tables(*margins, n_resamples, rng, batch=10_000):
         stat = (((drawn - expected) ** 2) / expected).sum(axis=(1, 2))
         at_least += int((stat >= threshold).sum())
-        done += b
     return (1.0 + at_least) / (1.0 + n_resamples)
 
 
 @dataclass(frozen=True, eq=False)
-class EqualConfusionResult:
+class EqualConfusionResult(Result):
     """Result of :func:`equal_confusion_test` and :func:`equal_confusion_test_table`.
 
     Attributes
@@ -582,68 +413,31 @@ def _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permuta
         _check_level(posthoc_alpha, "posthoc_alpha"),
         _check_level(posthoc_strict_alpha, "posthoc_strict_alpha"),
     )
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples!r}")
+    n_resamples_iv(n_resamples)
     if permutation not in ("auto", "always", "never"):
         raise ValueError(f"`permutation` must be 'auto', 'always' or 'never', got {permutation!r}")
-    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator | np.random.SeedSequence)):
-        raise TypeError(f"`rng` must be None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    rng_iv(rng)  # checked here, before the table is counted; drawn from in _equal_confusion_result
     return levels
 
 
 def _equal_confusion_test_iv(
     data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
 ):
-    table = _contingency_iv(data, group, y_true, y_pred)
+    table = ContingencyTable.of(data, group, y_true, y_pred)
     levels = _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng)
     return table, levels
 
 
 def _equal_confusion_test_table_iv(
     observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
-) -> tuple[_Contingency, tuple[float, float, float]]:
-    if not isinstance(observed, pd.DataFrame):
-        raise TypeError(
-            f"`observed` must be a pandas DataFrame (groups x cells), got {type(observed).__name__}"
-        )
-    values = observed.to_numpy()
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 2:
-        raise ValueError(f"`observed` must have at least two groups and two cells, got shape {values.shape}")
-    if not np.issubdtype(values.dtype, np.integer):
-        raise TypeError(f"`observed` must hold integer counts, got dtype {values.dtype}")
-    if (values < 0).any():
-        i, j = np.argwhere(values < 0)[0]
-        raise ValueError(
-            f"`observed` has a negative count {values[i, j].item()} at group {observed.index[i]!r}, "
-            f"cell {observed.columns[j]!r}"
-        )
-    for axis, what in ((1, "group"), (0, "cell")):
-        empty = np.flatnonzero(values.sum(axis=axis) == 0)
-        if empty.size:
-            label = (observed.index if axis == 1 else observed.columns)[empty[0]]
-            raise ValueError(f"`observed` {what} {label!r} has no cases; leave it out of the table")
+) -> tuple[ContingencyTable, tuple[float, float, float]]:
+    table = ContingencyTable.from_observed(observed)
     levels = _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng)
-    labelled = pd.DataFrame(
-        values.astype(np.int64),
-        index=pd.Index(observed.index, name=observed.index.name or "group"),
-        columns=pd.Index(observed.columns, name=observed.columns.name or "cell"),
-    )
-    key = observed.attrs.get("cells")
-    if key is None:
-        key = [{"cell": c, "y_pred": None, "y_true": None} for c in labelled.columns]
-    cells = pd.DataFrame(list(key), columns=["cell", "y_pred", "y_true"])
-    cells = cells.set_index("cell").loc[list(labelled.columns)].reset_index()
-    table = _Contingency(
-        observed=labelled,
-        cells=cells,
-        group_columns=tuple(observed.attrs.get("group_columns", [labelled.index.name])),
-        notes=tuple(observed.attrs.get("notes", ())),
-    )
     return table, levels
 
 
 def _equal_confusion_result(
-    table: _Contingency,
+    table: ContingencyTable,
     alpha: float,
     posthoc_alpha: float,
     posthoc_strict_alpha: float,
@@ -658,8 +452,8 @@ def _equal_confusion_result(
     chi2 = stats.chi2_contingency(o, correction=False)
     expected_values = np.asarray(chi2.expected_freq, dtype=float)
     expected = pd.DataFrame(expected_values, index=observed.index, columns=observed.columns)
-    residuals = _residuals(observed)
-    cramers_v = float(association(o, method="cramer", correction=False))
+    residuals = table.residuals()
+    cramers_v = table.cramers_v()
     df_star = int(min(q - 1, r - 1))
     thresholds = effect_size_thresholds(df_star)
 
@@ -681,7 +475,7 @@ def _equal_confusion_result(
             expected_values,
             float(chi2.statistic),
             n_resamples=int(n_resamples),
-            rng=np.random.default_rng(rng),
+            rng=rng_iv(rng),
         )
     else:
         pvalue_perm = float("nan")
@@ -933,16 +727,4 @@ def confusion_ratios(
     ----------
     Paper A (Gursoy and Kakadiaris 2022), Tables VII, VIII, X.
     """
-    table = _contingency_iv(data, group, y_true, y_pred)
-    observed = table.observed
-    key = table.cells.set_index("cell").loc[observed.columns]
-    long = observed.stack().rename("observed").reset_index()
-    long["y_pred"] = key.loc[long["cell"], "y_pred"].to_numpy()
-    long["y_true"] = key.loc[long["cell"], "y_true"].to_numpy()
-    long["n"] = long.groupby("group", sort=False)["observed"].transform("sum")
-    long["share_of_group"] = long["observed"] / long["n"]
-    long["actual_total"] = long.groupby(["group", "y_true"], sort=False)["observed"].transform("sum")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        long["share_of_actual"] = long["observed"] / long["actual_total"].where(long["actual_total"] > 0)
-    cols = ["group", "cell", "y_pred", "y_true", "observed", "n", "share_of_group", "actual_total"]
-    return long[[*cols, "share_of_actual"]]
+    return ContingencyTable.of(data, group, y_true, y_pred).ratios()

@@ -15,15 +15,16 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from fairstats._contingency import ContingencyTable
+from fairstats._result import Result
 from fairstats._validation import CheckedFrame, as_list, level_iv
-from fairstats.confusion import confusion_table
 from fairstats.counts import Counts
 
 __all__ = ["CramersVIntervalResult", "cramers_v_interval"]
 
 
 @dataclass(frozen=True)
-class CramersVIntervalResult:
+class CramersVIntervalResult(Result):
     """Cramér's V of a group × confusion-cell table with a noncentrality confidence interval.
 
     Attributes
@@ -62,30 +63,20 @@ class CramersVIntervalResult:
     group_columns: tuple[str, ...]
     note: str
 
-    def to_record(self) -> dict[str, object]:
-        """Scalar fields as a dict (``grouping`` = the columns joined by ``" x "``)."""
-        return {
-            "grouping": " x ".join(self.group_columns),
-            "statistic": self.statistic,
-            "estimate": self.estimate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "ci_method": "noncentral chi-squared inversion",
-            "confidence_level": self.confidence_level,
-            "chi2": self.chi2,
-            "df": self.df,
-            "noncentrality": self.noncentrality,
-            "noncentrality_low": self.noncentrality_low,
-            "noncentrality_high": self.noncentrality_high,
-            "n": self.n,
-            "n_groups": self.n_groups,
-            "n_cells": self.n_cells,
-            "note": self.note,
-        }
+    _record = (
+        "grouping", "statistic", "estimate", "ci_low", "ci_high", "ci_method", "confidence_level", "chi2",
+        "df", "noncentrality", "noncentrality_low", "noncentrality_high", "n", "n_groups", "n_cells", "note",
+    )  # fmt: skip
 
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
+    @property
+    def grouping(self) -> str:
+        """The group columns joined by ``" x "`` (the record's ``grouping``)."""
+        return " x ".join(self.group_columns)
+
+    @property
+    def ci_method(self) -> str:
+        """How the interval is computed: ``"noncentral chi-squared inversion"``."""
+        return "noncentral chi-squared inversion"
 
 
 def _noncentrality_limit(chi2: float, df: int, upper_tail: float) -> float:
@@ -170,7 +161,7 @@ def cramers_v_interval(
     (0.3944, True)
     """
     confidence_level = level_iv(confidence_level, "confidence_level")
-    observed = confusion_table(data, group=group, y_true=y_true, y_pred=y_pred).to_numpy(dtype=float)
+    observed = ContingencyTable.of(data, group, y_true, y_pred).observed.to_numpy(dtype=float)
     observed = observed[:, observed.sum(axis=0) > 0]
     q, r = observed.shape
     n = int(observed.sum())

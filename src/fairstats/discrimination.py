@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._score_input import ScoreCounts, labels_iv, reference_iv, score_counts_iv
 from fairstats._validation import level_iv
 from fairstats.equivalence import DEFAULT_MARGIN, positive_margin_iv, z_equivalence
@@ -32,7 +33,7 @@ __all__ = ["AUCResult", "AUCTestsResult", "auc_delong", "auc_tests", "roc_curves
 
 
 @dataclass(frozen=True)
-class AUCResult:
+class AUCResult(Result):
     r"""The AUC of one sample with DeLong's variance.
 
     Attributes
@@ -60,14 +61,6 @@ class AUCResult:
     n_pos: float
     n_neg: float
     confidence_level: float
-
-    def to_record(self) -> dict[str, object]:
-        """Every field as a flat ``dict`` (field order)."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row, columns as :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
 
 
 def _delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
@@ -184,7 +177,7 @@ def _one_sample_iv(y_true, y_score, pos_label) -> tuple[np.ndarray, np.ndarray, 
 
 
 @dataclass(frozen=True, eq=False)
-class AUCTestsResult:
+class AUCTestsResult(Result):
     """AUC per group and the difference of each group's AUC from the reference group's.
 
     Attributes
@@ -210,9 +203,8 @@ class AUCTestsResult:
     confidence_level: float
     margin: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``comparisons`` table (a copy)."""
-        return self.comparisons.copy()
+    _table = "comparisons"
+    _omit = ("groups",)
 
 
 def _tests_options_iv(alpha, confidence_level, margin, power, alternative):

@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy import stats
 
 from fairstats._memo import remembered
+from fairstats._proportions import score_confint, score_tost
+from fairstats._result import Result
 from fairstats._validation import level_iv
+from fairstats._warnings import EquivalenceUndefinedWarning
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z
 
 __all__ = [
@@ -54,13 +56,8 @@ DEFAULT_MARGIN_RATIO = 0.8
 DEFAULT_MARGIN_V = 0.1
 
 
-class EquivalenceUndefinedWarning(UserWarning):
-    """An equivalence test could not be computed (empty denominator, zero spread, a statsmodels error); the
-    result is ``undefined`` with its reason, never "equivalent" or "not equivalent"."""
-
-
 @dataclass(frozen=True)
-class EquivalenceResult:
+class EquivalenceResult(Result):
     r"""One equivalence test with the minimum detectable disparity of the matching difference test.
 
     Attributes
@@ -111,14 +108,6 @@ class EquivalenceResult:
     def undefined(self) -> bool:
         """True when the test could not be computed (see ``reason``)."""
         return bool(self.reason)
-
-    def to_record(self) -> dict[str, object]:
-        """Every field as a flat ``dict`` (field order)."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row, columns as :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
 
 
 def margin_iv(value: object, name: str = "margin") -> float:
@@ -181,26 +170,6 @@ def _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, m
         method=method,
         reason="",
     )
-
-
-def _score_tost(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[float, float, float]:
-    """statsmodels' ``tost_proportions_2indep(method="score")``: (p against low, p against high, p)."""
-    from statsmodels.stats import proportion as smp
-
-    res = smp.tost_proportions_2indep(
-        count_a, nobs_a, count_b, nobs_b, low, high, method="score", compare=compare
-    )
-    return float(res.results_larger.pvalue), float(res.results_smaller.pvalue), float(res.pvalue)
-
-
-def _score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:
-    """statsmodels' ``confint_proportions_2indep(method="score")`` as two numbers."""
-    from statsmodels.stats import proportion as smp
-
-    low, high = smp.confint_proportions_2indep(
-        count_a, nobs_a, count_b, nobs_b, method="score", compare=compare, alpha=alpha
-    )
-    return float(low), float(high)
 
 
 def rate_equivalence(
@@ -296,14 +265,14 @@ def _rate_equivalence(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            p_low, p_high, p_tost = _score_tost(*four, low, high, compare)
+            p_low, p_high, p_tost = score_tost(*four, low, high, compare)
     except (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError) as err:
         reason = f"statsmodels tost_proportions_2indep failed: {err}".replace("\n", " ")
         return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            ci = _score_confint(*four, compare, 2 * alpha)
+            ci = score_confint(*four, compare, 2 * alpha)
     except (ValueError, ZeroDivisionError, FloatingPointError) as err:
         # The test stands; only its interval is missing (statsmodels' root finder fails near 0 or 1).
         ci = (float("nan"), float("nan"))

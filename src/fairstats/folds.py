@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._validation import checked_frame, level_iv
 from fairstats.equivalence import DEFAULT_MARGIN, margin_iv, t_equivalence
 from fairstats.groups import _prepare_iv
@@ -32,7 +33,7 @@ _FOLD_COLUMNS = [
 
 
 @dataclass(frozen=True, eq=False)
-class FoldDisparityResult:
+class FoldDisparityResult(Result):
     """Per-fold group metrics of two groups compared with paper B's formula and three proper t-tests.
 
     Attributes
@@ -56,9 +57,8 @@ class FoldDisparityResult:
     per_fold: pd.DataFrame
     confidence_level: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The per-metric ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
+    _omit = ("per_fold",)
 
 
 def fold_disparity(

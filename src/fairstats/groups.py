@@ -24,7 +24,7 @@ _SCORE_METRICS = ("mean_score_pos", "mean_score_neg")
 _SEPARATOR = " - "
 
 
-def _plain(part: str) -> bool:
+def _as_written(part: str) -> bool:
     """A part shown as written: non-empty, no separator inside or at an edge, no leading quote."""
     return (
         part != ""
@@ -49,7 +49,7 @@ def intersection_label(values: Sequence[object]) -> str:
     texts = [str(v) for v in values]
     if len(texts) == 1:  # one column: its value as it is
         return texts[0]
-    return _SEPARATOR.join(t if _plain(t) else repr(t) for t in texts)
+    return _SEPARATOR.join(t if _as_written(t) else repr(t) for t in texts)
 
 
 def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:

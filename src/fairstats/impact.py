@@ -21,8 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fairstats._memo import remembered
+from fairstats._proportions import fisher_test, pooled_z_test, ratio_score, ratio_score_interval
+from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
+from fairstats._warnings import ImpactRatioUndefinedWarning
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
 from fairstats.multiplicity import adjust_pvalues
@@ -69,13 +71,8 @@ COLUMNS = (
 )
 
 
-class ImpactRatioUndefinedWarning(UserWarning):
-    """An impact ratio (or its z test) cannot be computed: the row says ``undefined`` and why, never a 0 or
-    "not significant" in its place."""
-
-
 @dataclass(frozen=True, eq=False)
-class ImpactRatiosResult:
+class ImpactRatiosResult(Result):
     """Result of :func:`impact_ratios`: one row per category of each grouping.
 
     Attributes
@@ -125,9 +122,7 @@ class ImpactRatiosResult:
     n: int
     method: str
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
     def to_record(self) -> dict[str, object]:
         """The scalar fields as a dict (without ``table``; ``groupings`` as names joined by ``"; "``)."""
@@ -148,59 +143,9 @@ class ImpactRatiosResult:
 # --------------------------------------------------------------------------------------------------------
 
 
-def _ratio_score(
-    count1: float, nobs1: float, count2: float, nobs2: float, value: float, correction: bool = True
-) -> float:
-    """Miettinen–Nurminen score statistic of ``p1 / p2 = value`` (statsmodels), 0 at the estimate itself;
-    ``correction=False``: without the N / (N - 1) factor, Koopman's statistic."""
-    from statsmodels.stats.proportion import score_test_proportions_2indep
-
-    if value * count2 * nobs1 == count1 * nobs2:  # the estimate: the numerator p1 - value p2 is 0
-        return 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        statistic, _ = score_test_proportions_2indep(
-            count1, nobs1, count2, nobs2, value=value, compare="ratio", correction=correction,
-            return_results=False,
-        )
-    return float(statistic)
-
-
-@remembered
-def _ratio_interval(
-    count1: float, nobs1: float, count2: float, nobs2: float, alpha: float, correction: bool = True
-):
-    r"""Score interval of :math:`p_1 / p_2` at level ``1 - alpha``: the values not rejected by the two-sided
-    Miettinen–Nurminen score test (Koopman's with ``correction=False``), found by Brent's method
-    (``count2 > 0``)."""
-    from scipy import optimize, stats
-
-    z = float(stats.norm.isf(alpha / 2))
-    estimate = (count1 / nobs1) / (count2 / nobs2)
-
-    def lower_gap(v):
-        return _ratio_score(count1, nobs1, count2, nobs2, v, correction) - z
-
-    def upper_gap(v):
-        return _ratio_score(count1, nobs1, count2, nobs2, v, correction) + z
-
-    if count1 == 0:
-        low = 0.0
-    else:
-        a, b = estimate / 2, estimate  # lower_gap(estimate) = -z < 0
-        while lower_gap(a) <= 0:
-            a, b = a / 2, a
-        low = optimize.brentq(lower_gap, a, b, xtol=1e-14, rtol=1e-13, maxiter=500)
-    a, b = estimate, max(2 * estimate, 1 / nobs1)  # upper_gap(estimate) = z > 0
-    while upper_gap(b) >= 0:
-        a, b = b, 2 * b
-    high = optimize.brentq(upper_gap, a, b, xtol=1e-14, rtol=1e-13, maxiter=500)
-    return float(low), float(high)
-
-
 def _decided(count1, nobs1, count2, nobs2, z, below: bool) -> bool:
     """Whether the interval at ``z`` lies wholly on one side of 0.8 (below when ``below``)."""
-    statistic = _ratio_score(count1, nobs1, count2, nobs2, FOUR_FIFTHS)
+    statistic = ratio_score(count1, nobs1, count2, nobs2, FOUR_FIFTHS)
     return statistic < -z if below else statistic > z
 
 
@@ -232,24 +177,6 @@ def _n_to_decide(count1, nobs1, count2, nobs2, alpha: float) -> float:
         else:
             low = middle
     return float(high)
-
-
-def _z_test(count1, nobs1, count2, nobs2):
-    """Pooled two-proportion z test (statsmodels ``proportions_ztest``); NaN if the pooled rate is 0 or 1."""
-    from statsmodels.stats.proportion import proportions_ztest
-
-    pooled = (count1 + count2) / (nobs1 + nobs2)
-    if pooled in (0.0, 1.0):
-        return float("nan"), float("nan")
-    statistic, pvalue = proportions_ztest(np.array([count1, count2]), np.array([nobs1, nobs2]))
-    return float(statistic), float(pvalue)
-
-
-def _fisher(count1, nobs1, count2, nobs2) -> float:
-    from scipy import stats
-
-    table = [[int(count1), int(nobs1 - count1)], [int(count2), int(nobs2 - count2)]]
-    return float(stats.fisher_exact(table, alternative="two-sided").pvalue)
 
 
 def _to_reverse(count1: int, nobs1: int, count2: int, nobs2: int) -> int:
@@ -817,14 +744,14 @@ def _compare(frame, compared, alpha_each, level):
                     else nan))
             continue
         x, n, xr, nr = int(row.selected), int(row.n), int(row.count_ref), int(row.n_ref)
-        low, high = _ratio_interval(float(x), float(n), float(xr), float(nr), alpha_each)
+        low, high = ratio_score_interval(float(x), float(n), float(xr), float(nr), alpha_each)
         if high < FOUR_FIFTHS:
             verdict = BELOW
         elif low >= FOUR_FIFTHS:
             verdict = NOT_BELOW
         else:
             verdict = INCONCLUSIVE
-        statistic, pvalue = _z_test(x, n, xr, nr)
+        statistic, pvalue = pooled_z_test(x, n, xr, nr)
         if not np.isfinite(pvalue):
             warnings.warn(ImpactRatioUndefinedWarning(
                 f"{row.grouping} {row.category!r}: z test undefined (everybody of both categories selected)"),
@@ -837,7 +764,7 @@ def _compare(frame, compared, alpha_each, level):
         new["ratio_below_four_fifths"].append(5 * x * nr < 4 * xr * n)
         new["z_statistic"].append(statistic)
         new["z_pvalue"].append(pvalue)
-        new["fisher_pvalue"].append(_fisher(x, n, xr, nr))
+        new["fisher_pvalue"].append(fisher_test(x, n, xr, nr))
         new["shortfall"].append(n * xr / nr - x)
         new["selections_to_reverse"].append(to_reverse)
         new["reversed_by_one"].append(to_reverse <= 1)

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._contingency import column_names_iv, drop_empty, group_codes
+from fairstats._proportions import STATSMODELS_ERRORS, score_confint, score_test_or_reason
+from fairstats._result import Result
 from fairstats._validation import checked_frame, level_iv
-from fairstats.confusion import _column_names_iv, _drop_empty, _group_codes
 from fairstats.counts import as_rows
 from fairstats.equivalence import DEFAULT_MARGIN, margin_iv, rate_equivalence
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
@@ -134,7 +136,7 @@ def decision_table(
     >>> list(t.columns), t.to_numpy().tolist()
     (['pred=Low, true=0', 'pred=Medium, true=1', 'pred=High, true=1'], [[1, 0, 1], [1, 1, 0]])
     """
-    group_columns = _column_names_iv(group, y_true, y_pred)
+    group_columns = column_names_iv(group, y_true, y_pred)
     decision_levels = levels_iv(decision_levels, name="decision_levels")
     columns = [*group_columns, y_true, y_pred]
     data, weight = as_rows(data, columns)
@@ -155,13 +157,13 @@ def decision_table(
         frame[y_pred], decision_levels, name="y_pred", column=y_pred, levels_name="decision_levels"
     )
     it = _codes_iv(frame[y_true], outcome_levels, name="y_true", column=y_true, levels_name="outcome_levels")
-    row_full, row_labels = _group_codes(frame, group_columns)
+    row_full, row_labels = group_codes(frame, group_columns)
     m = len(outcome_levels)
     cell_rows = [(f"pred={d}, true={o}", d, o) for d in decision_levels for o in outcome_levels]
     q_full, r_full = len(row_labels), len(cell_rows)
     counts = np.bincount(row_full * r_full + ip * m + it, weights=weight, minlength=q_full * r_full)
     counts = counts.astype(np.int64).reshape(q_full, r_full)
-    observed, kept, notes = _drop_empty(
+    observed, kept, notes = drop_empty(
         counts,
         row_labels,
         cell_rows,
@@ -224,7 +226,7 @@ def largest_group(observed: pd.DataFrame) -> object:
 
 
 @dataclass(frozen=True, eq=False)
-class LevelRatesResult:
+class LevelRatesResult(Result):
     """Per-level comparisons of decision shares between each group and a reference group.
 
     Attributes
@@ -247,33 +249,23 @@ class LevelRatesResult:
     reference: object
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
 
 def _score_test(count_a: float, nobs_a: float, count_b: float, nobs_b: float, confidence_level: float):
     """Score test and interval of the difference of two proportions (NaN with a reason when undefined)."""
-    from statsmodels.stats import proportion as smp
-
     nan = float("nan")
     if not (nobs_a > 0 and nobs_b > 0):
         return nan, nan, nan, nan, "no case in the denominator of " + ("the group" if nobs_a <= 0 else
                                                                         "the reference")
+    stat, p, error = score_test_or_reason(count_a, nobs_a, count_b, nobs_b)
+    if error:
+        return nan, nan, nan, nan, error
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            res = smp.test_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, method="score", compare="diff"
-            )
-            stat, p = float(res.statistic), float(res.pvalue)
-        except (ValueError, ZeroDivisionError, FloatingPointError) as err:
-            return nan, nan, nan, nan, f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
-        try:
-            low, high = smp.confint_proportions_2indep(
-                count_a, nobs_a, count_b, nobs_b, method="score", compare="diff", alpha=1 - confidence_level
-            )
-        except (ValueError, ZeroDivisionError, FloatingPointError):
+            low, high = score_confint(count_a, nobs_a, count_b, nobs_b, "diff", 1 - confidence_level)
+        except STATSMODELS_ERRORS:
             low = high = nan
     if not np.isfinite(p):
         reason = "score test p-value is not finite (the share is 0 or 1 in both)"

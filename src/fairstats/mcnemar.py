@@ -27,11 +27,13 @@ printed 0.0516 (not). Table XXV's printed values (0.0005, 0, 0.001) round the sa
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import binom
+
+from fairstats._result import Result
 
 __all__ = [
     "McNemarResult",
@@ -45,7 +47,7 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 @dataclass(frozen=True)
-class McNemarResult:
+class McNemarResult(Result):
     """Result of an exact (mid-p) McNemar test on the discordant counts of a paired 2×2 table.
 
     Attributes
@@ -73,14 +75,6 @@ class McNemarResult:
     pvalue: float
     alternative: str
     method: str
-
-    def to_record(self) -> dict[str, object]:
-        """The fields as a dict."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame of the fields."""
-        return pd.DataFrame([self.to_record()])
 
 
 def _count_iv(value: object, name: str) -> int:

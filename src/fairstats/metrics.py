@@ -29,7 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from fairstats._format import plain as _plain
 from fairstats._validation import checked_frame, require_columns, require_frame
+from fairstats._warnings import UndefinedMetricWarning
 from fairstats.counts import as_rows
 
 __all__ = [
@@ -77,18 +79,9 @@ METRICS: tuple[str, ...] = tuple(METRIC_DEFINITIONS)
 _SCORE_METRICS = ("mean_score_pos", "mean_score_neg")
 
 
-class UndefinedMetricWarning(UserWarning):
-    """A metric's denominator is 0 in some stratum (e.g. a fold with no false positives); it is left NaN."""
-
-
 # --------------------------------------------------------------------------------------------------------
 # counting
 # --------------------------------------------------------------------------------------------------------
-
-
-def _plain(value: object) -> object:
-    """numpy scalar -> Python scalar, so that messages read ``2`` rather than ``np.int64(2)``."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _binary_iv(data: pd.DataFrame, column: str, favorable: object, parameter: str) -> np.ndarray:

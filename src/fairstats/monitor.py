@@ -21,13 +21,15 @@ import math
 import numbers
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
+from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
+from fairstats._warnings import EmptyConfidenceSequenceWarning
 from fairstats.counts import COUNT_COLUMN, Counts
 
 __all__ = [
@@ -49,11 +51,6 @@ MONITOR_STATES: tuple[str, ...] = ("alarm", "equivalent", "watching")
 
 _STATE_VERSION = 1
 _FLOOR = -1e12  # stands in for log(0) inside the root finders (a continuous, finite clip)
-
-
-class EmptyConfidenceSequenceWarning(UserWarning):
-    """The running intersection of a confidence sequence became empty: the data contradict the model (rates
-    constant over time, decisions independent); the comparison stays ``alarm`` and its bounds cross."""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -265,7 +262,7 @@ def _rate_cs(s: int, n: int, alpha: float) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
-class MonitorStatus:
+class MonitorStatus(Result):
     """One comparison (group against the reference, one rate) after one batch.
 
     Attributes
@@ -314,17 +311,9 @@ class MonitorStatus:
         """Whether this batch changed the state."""
         return self.state != self.previous_state
 
-    def to_record(self) -> dict[str, object]:
-        """Every field as a flat ``dict`` (field order)."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row, columns as :meth:`to_record`."""
-        return pd.DataFrame([self.to_record()])
-
 
 @dataclass(frozen=True)
-class MonitorUpdate:
+class MonitorUpdate(Result):
     """Every comparison after one batch.
 
     Attributes

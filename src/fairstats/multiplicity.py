@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
+from fairstats._format import plain as _plain
 from fairstats._validation import as_list, level_iv, require_columns, require_frame, require_no_nan
 
 __all__ = [
@@ -28,10 +29,6 @@ __all__ = [
 
 #: statsmodels ``multipletests`` methods accepted by :func:`adjust_pvalues`, with their column suffix.
 ADJUST_METHODS: dict[str, str] = {"holm": "holm", "fdr_bh": "bh", "bonferroni": "bonferroni", "fdr_by": "by"}
-
-
-def _plain(value: object) -> object:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _pvalue_columns_iv(table: pd.DataFrame, pvalue: object) -> list[str]:

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._validation import level_iv
 from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
@@ -31,7 +32,7 @@ __all__ = ["OrdinalAssociationResult", "linear_by_linear_test", "ordinal_shift_t
 
 
 @dataclass(frozen=True)
-class OrdinalAssociationResult:
+class OrdinalAssociationResult(Result):
     r"""The linear-by-linear association test of one table.
 
     Attributes
@@ -65,18 +66,7 @@ class OrdinalAssociationResult:
     col_scores: tuple[float, ...]
     reason: str
 
-    def to_record(self) -> dict[str, object]:
-        """Scalar fields as a dict."""
-        return {
-            "statistic": self.statistic,
-            "zscore": self.zscore,
-            "pvalue": self.pvalue,
-            "df": self.df,
-            "correlation": self.correlation,
-            "n": self.n,
-            "alternative": self.alternative,
-            "reason": self.reason,
-        }
+    _record = ("statistic", "zscore", "pvalue", "df", "correlation", "n", "alternative", "reason")
 
 
 def _scores_iv(scores: object, size: int, name: str) -> np.ndarray:

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats import proportion as sm_proportion
 
-from fairstats._memo import remembered
+from fairstats._proportions import score_test_or_reason
+from fairstats._result import Result
 from fairstats._validation import as_list, level_iv
+from fairstats._warnings import UndefinedTestWarning
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
 from fairstats.equivalence import (
     DEFAULT_MARGIN,
@@ -57,13 +58,8 @@ _TESTED_PROPORTION: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, i
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
 
-class UndefinedTestWarning(UserWarning):
-    """A difference test could not be computed (empty denominator, too few scores, a statsmodels error): its
-    p-value is NaN and the row's ``reason`` says why; it is never read as "not significant"."""
-
-
 @dataclass(frozen=True, eq=False)
-class OutcomeTestsResult:
+class OutcomeTestsResult(Result):
     """Paper B's outcome-based fairness tests on one set of predictions, with bootstrap intervals.
 
     Attributes
@@ -87,9 +83,8 @@ class OutcomeTestsResult:
     bootstrap: DisparityBootstrapResult
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy), with ``grouping`` first."""
-        return self.table.copy()
+    _table = "table"
+    _omit = ("bootstrap",)
 
 
 def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, str]:
@@ -106,16 +101,6 @@ def _alternatives_iv(alternative: object, metrics: Sequence[str]) -> dict[str, s
             out[m] = value
         return out
     raise TypeError(f"`alternative` must be a string or a mapping metric -> alternative, got {alternative!r}")
-
-
-@remembered
-def _score_test(count_a, nobs_a, count_b, nobs_b, alternative) -> tuple[float, float]:
-    """Statistic and p-value of statsmodels' ``test_proportions_2indep(method="score", compare="diff")``;
-    remembered (:mod:`fairstats._memo`), as many small groups share the same counts."""
-    res = sm_proportion.test_proportions_2indep(
-        count_a, nobs_a, count_b, nobs_b, method="score", compare="diff", alternative=alternative
-    )
-    return float(res.statistic), float(res.pvalue)
 
 
 def _weighted_moments(x: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
@@ -332,15 +317,8 @@ def _outcome_rows(
             stat = p = float("nan")
             reason = ""
             if nobs_a > 0 and nobs_b > 0:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        stat, p = _score_test(count_a, nobs_a, count_b, nobs_b, _SM_ALTERNATIVE[alt])
-                    except (ValueError, ZeroDivisionError, FloatingPointError) as err:
-                        stat = p = float("nan")
-                        reason = f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
+                stat, p, reason = score_test_or_reason(count_a, nobs_a, count_b, nobs_b, _SM_ALTERNATIVE[alt])
                 if not np.isfinite(p):
-                    stat = p = float("nan")
                     reason = reason or "score test p-value is not finite (the rate is 0 or 1 in both groups)"
             else:
                 empty = boot.group_a if not nobs_a > 0 else boot.group_b

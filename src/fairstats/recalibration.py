@@ -31,6 +31,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._resampling import n_resamples_iv, rng_iv
+from fairstats._result import Result
 from fairstats._score_input import ScoreCounts, reference_iv, score_counts_iv
 from fairstats._validation import level_iv
 from fairstats.multiplicity import three_way_verdicts
@@ -44,7 +46,7 @@ ICI_KNOTS = (0.05, 0.35, 0.65, 0.95)
 
 
 @dataclass(frozen=True, eq=False)
-class RecalibrationResult:
+class RecalibrationResult(Result):
     """Logistic recalibration and ICI per group; likelihood-ratio tests of equal recalibration.
 
     Attributes
@@ -75,9 +77,8 @@ class RecalibrationResult:
     confidence_level: float
     n_resamples: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``comparisons`` table (a copy)."""
-        return self.comparisons.copy()
+    _table = "comparisons"
+    _omit = ("groups", "overall")
 
 
 def _glm(successes, failures, exog, offset=None):
@@ -211,11 +212,8 @@ def _pooled(counted: ScoreCounts, groups: Sequence[str]):
 def _recalibration_iv(alpha, confidence_level, n_resamples, rng):
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 0:
-        raise ValueError(
-            f"`n_resamples` must be a whole number >= 0 (0: no ICI interval), got {n_resamples!r}"
-        )
-    return alpha, confidence_level, int(n_resamples), np.random.default_rng(rng)
+    n_resamples = n_resamples_iv(n_resamples, zero="no ICI interval")
+    return alpha, confidence_level, n_resamples, rng_iv(rng)
 
 
 def _scores_in_unit_iv(counted: ScoreCounts) -> None:

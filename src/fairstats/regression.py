@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._resampling import n_resamples_iv, rng_iv
+from fairstats._result import Result
 from fairstats._validation import as_list, checked_frame, level_iv
 from fairstats.equivalence import positive_margin_iv, z_equivalence
 from fairstats.groups import group_labels
@@ -53,7 +55,7 @@ _BATCH = 64
 
 
 @dataclass(frozen=True, eq=False)
-class RegressionTestsResult:
+class RegressionTestsResult(Result):
     """Per-group error metrics and each group's differences from the reference.
 
     Attributes
@@ -82,9 +84,8 @@ class RegressionTestsResult:
     margin: float | None
     n_resamples: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``comparisons`` table (a copy)."""
-        return self.comparisons.copy()
+    _table = "comparisons"
+    _omit = ("groups",)
 
 
 def _numeric_iv(frame: pd.DataFrame, column: str, parameter: str) -> np.ndarray:
@@ -183,8 +184,7 @@ def _options_iv(alpha, confidence_level, power, n_resamples, alternative, margin
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
     power = level_iv(power, "power")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a whole number >= 1, got {n_resamples!r}")
+    n_resamples = n_resamples_iv(n_resamples)
     if alternative not in ALTERNATIVES:
         raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
     if margin is not None:
@@ -301,7 +301,7 @@ def regression_tests(
     for m in metrics:
         if m not in REGRESSION_METRICS:
             raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {list(REGRESSION_METRICS)}")
-    generator = np.random.default_rng(rng)
+    generator = rng_iv(rng)
     labels, residual, grouping, order = _rows_iv(data, group, y_true, y_pred)
     ref = _reference_iv(order, labels, reference)
     by_group = {g: residual[labels == g] for g in order}
@@ -418,7 +418,7 @@ def _johnson(v: np.ndarray, bound: float, alpha: float) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class BoundedLossResult:
+class BoundedLossResult(Result):
     """Each group's loss against a bound, with a one-sided test and verdict.
 
     Attributes
@@ -438,9 +438,7 @@ class BoundedLossResult:
     bound: float
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
 
 def bounded_group_loss(

@@ -29,14 +29,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from fairstats.confusion import (
-    BINARY_CELLS,
-    EqualConfusionResult,
-    _column_names_iv,
-    _drop_empty,
-    confusion_table,
-    equal_confusion_test_table,
-)
+from fairstats._contingency import BINARY_CELLS, column_names_iv, drop_empty
+from fairstats.confusion import EqualConfusionResult, confusion_table, equal_confusion_test_table
 from fairstats.counts import Counts
 
 __all__ = [
@@ -187,7 +181,7 @@ def _labelled_table(
     notes: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Drop empty groups and cells (with notes) and label the table as ``confusion_table`` does."""
-    out, kept_cells, new_notes = _drop_empty(
+    out, kept_cells, new_notes = drop_empty(
         counts,
         group_labels,
         cells,
@@ -337,7 +331,7 @@ def confusion_table_parquet(
     """
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"`path` must be a file path, got {type(path).__name__}")
-    group_columns = _column_names_iv(group, y_true, y_pred)
+    group_columns = column_names_iv(group, y_true, y_pred)
     counts = Counts.from_parquet(path, columns=[*group_columns, y_true, y_pred])
     return confusion_table(counts, group=group, y_true=y_true, y_pred=y_pred)
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._result import Result
 from fairstats._score_input import reference_iv, score_counts_iv
 from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
@@ -37,7 +38,7 @@ EXPAND_LIMIT = 10_000
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreDistributionResult:
+class ScoreDistributionResult(Result):
     """Two-sample tests of the scores of each group against the reference's, per outcome class.
 
     Attributes
@@ -60,9 +61,7 @@ class ScoreDistributionResult:
     confidence_level: float
     margin: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
 
 
 def _expand(score, count) -> np.ndarray:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._result import Result
 from fairstats._score_input import reference_iv, score_counts_iv
 from fairstats._validation import level_iv
 from fairstats.discrimination import AUCTestsResult, auc_tests
@@ -34,7 +35,7 @@ SCORE_TEST_COLUMNS = (
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreTestsResult:
+class ScoreTestsResult(Result):
     """The score tests of one grouping, each family's own result and the combined table.
 
     Attributes
@@ -61,9 +62,8 @@ class ScoreTestsResult:
     reference: str
     alpha: float
 
-    def to_frame(self) -> pd.DataFrame:
-        """The ``table`` (a copy)."""
-        return self.table.copy()
+    _table = "table"
+    _omit = ("auc", "distributions", "recalibration")
 
 
 def score_tests(

@@ -27,8 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
+from scipy import sparse
 
+from fairstats._resampling import fixed_margin_tables, max_t_pvalues, n_resamples_iv, rng_iv
+from fairstats._result import Result
 from fairstats._validation import checked_frame
 from fairstats.counts import as_rows
 from fairstats.metrics import CELLS, METRIC_DEFINITIONS, _binary_iv
@@ -78,7 +80,7 @@ _TIE = 1.0 - 64 * np.finfo(float).eps
 
 
 @dataclass(frozen=True, eq=False)
-class SubgroupSearchResult:
+class SubgroupSearchResult(Result):
     """Result of :func:`subgroup_search`.
 
     Attributes
@@ -126,6 +128,8 @@ class SubgroupSearchResult:
     alpha: float
     totals: tuple[int, ...]
     favorable: object = 1
+
+    _omit = ("table",)
 
     def to_frame(self) -> pd.DataFrame:
         """The tidy table: :data:`SEARCH_COLUMNS` only, a copy."""
@@ -251,7 +255,7 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
             raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {', '.join(SEARCH_METRICS)}")
     max_depth = _integer_iv(max_depth, "max_depth", 1, 3)
     min_size = _integer_iv(min_size, "min_size", 1)
-    n_resamples = _integer_iv(n_resamples, "n_resamples", 1)
+    n_resamples = n_resamples_iv(n_resamples)
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
         raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
     return attributes, metrics, max_depth, min_size, n_resamples, float(alpha)
@@ -452,6 +456,7 @@ def subgroup_search(
     attributes, metrics, max_depth, min_size, n_resamples, alpha = _search_iv(
         attributes, y_true, y_pred, metrics, max_depth, min_size, n_resamples, alpha
     )
+    generator = rng_iv(rng)
     if favorable not in (0, 1):
         raise ValueError(f"`favorable` must be 0 or 1, got {favorable!r}")
     columns = [*attributes, y_true, y_pred]
@@ -475,27 +480,21 @@ def subgroup_search(
     order = np.argsort(-np.where(defined, np.abs(flat), -1.0), kind="stable")[: int(defined.sum())]
     observed = np.abs(flat[order]) * _TIE
 
-    generator = np.random.default_rng(rng)
-    tables = stats.random_table(table.sum(axis=1), totals, seed=generator)
     chunk = max(1, min(n_resamples, _CHUNK_ENTRIES // max(1, 4 * max(len(table), member.shape[0]))))
-    marginal = np.zeros(len(order), dtype=np.int64)
-    stepdown = np.zeros(len(order), dtype=np.int64)
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
-        drawn = tables.rvs(size=b, method="patefield")  # (b, n_tuples, 4)
-        stacked = drawn.transpose(1, 0, 2).reshape(len(table), b * 4).astype(float)
-        permuted = np.asarray(member @ stacked).reshape(member.shape[0], b, 4).transpose(1, 0, 2)
-        zb = _z(permuted, totals, metrics)[0].reshape(b, -1)[:, order]
-        zb = np.nan_to_num(np.abs(zb), nan=0.0)
-        marginal += (zb >= observed).sum(axis=0)
-        successive = np.maximum.accumulate(zb[:, ::-1], axis=1)[:, ::-1]
-        stepdown += (successive >= observed).sum(axis=0)
-        done += b
+
+    def permuted_z():
+        """|z| of every defined comparison (in ``order``) under each permutation, a batch at a time."""
+        draws = fixed_margin_tables(table.sum(axis=1), totals, n_resamples, generator, batch=chunk)
+        for drawn in draws:  # (b, n_tuples, 4)
+            b = drawn.shape[0]
+            stacked = drawn.transpose(1, 0, 2).reshape(len(table), b * 4).astype(float)
+            permuted = np.asarray(member @ stacked).reshape(member.shape[0], b, 4).transpose(1, 0, 2)
+            zb = _z(permuted, totals, metrics)[0].reshape(b, -1)[:, order]
+            yield np.nan_to_num(np.abs(zb), nan=0.0)
+
     p_marginal = np.full(flat.shape, np.nan)
     p_adjusted = np.full(flat.shape, np.nan)
-    p_marginal[order] = (1.0 + marginal) / (1.0 + n_resamples)
-    p_adjusted[order] = np.maximum.accumulate((1.0 + stepdown) / (1.0 + n_resamples))
+    p_marginal[order], p_adjusted[order] = max_t_pvalues(observed, permuted_z(), n_resamples)
 
     n_sub, n_met = z.shape
     sizes = sub.sum(axis=1)

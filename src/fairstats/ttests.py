@@ -22,11 +22,13 @@ data, so that the paper's verdicts can be set beside correct ones:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from fairstats._result import Result
 
 __all__ = ["ALTERNATIVES", "FOLD_TESTS", "FoldTTestResult", "fold_ttest"]
 
@@ -45,7 +47,7 @@ _LABELS = {
 
 
 @dataclass(frozen=True)
-class FoldTTestResult:
+class FoldTTestResult(Result):
     r"""Four t-tests of the same per-fold values of two groups.
 
     Attributes
@@ -105,10 +107,6 @@ class FoldTTestResult:
     df_corrected: float
     pvalue_corrected: float
     significant_corrected: bool
-
-    def to_record(self) -> dict[str, object]:
-        """Return every field as a flat ``dict`` (field order)."""
-        return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
         """Return one row per test (``paper_formula, pooled, paired, corrected``).

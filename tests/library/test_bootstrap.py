@@ -8,7 +8,7 @@ import pytest
 from people import MEDIUM, SMALL, people
 from scipy import stats
 
-from fairstats import bootstrap
+from fairstats import _resampling, bootstrap
 from fairstats.bootstrap import bootstrap_cramers_v, bootstrap_disparity
 from fairstats.confusion import confusion_parity_error, confusion_table
 from fairstats.groups import group_labels
@@ -144,7 +144,7 @@ def test_index_resampling_for_continuous_scores(monkeypatch):
     by_index = bootstrap_disparity(
         continuous, rng=1, **kwargs
     )  # > 256 distinct scores: people drawn by index
-    monkeypatch.setattr(bootstrap, "_MAX_MULTINOMIAL_CATEGORIES", 10**9)
+    monkeypatch.setattr(_resampling, "MAX_MULTINOMIAL_CATEGORIES", 10**9)
     multinomial = bootstrap_disparity(continuous, rng=1, **kwargs)
     assert not np.array_equal(by_index.bootstrap_distribution, multinomial.bootstrap_distribution)
     sd_index = np.nanstd(by_index.bootstrap_distribution, axis=0, ddof=1)
@@ -272,7 +272,7 @@ def test_interval_ends_in_one_call_equal_one_call_per_column():
         levels = [tuple(sorted(rng.random(2))) if rng.random() < 0.8 else None for _ in range(k)]
         estimates = list(rng.normal(size=k))
         for method in ("BCa", "basic"):
-            ends = bootstrap._interval_ends(estimates, columns, levels, method)
+            ends = _resampling.interval_ends(estimates, columns, levels, method)
             for estimate, column, probs, (low, high) in zip(estimates, columns, levels, ends, strict=True):
                 if probs is None:
                     assert np.isnan(low) and np.isnan(high)
@@ -281,3 +281,28 @@ def test_interval_ends_in_one_call_equal_one_call_per_column():
                 if method == "basic":
                     q_low, q_high = 2 * estimate - q_high, 2 * estimate - q_low
                 assert (low, high) == (q_low, q_high)
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_resampling_intervals_equal_scipy_bootstrap_on_counts(method):
+    # fairstats._resampling mirrors scipy.stats.bootstrap's percentile, basic and BCa intervals; it is not
+    # simply scipy's because it resamples counts (one multinomial draw of the categories), not rows, and its
+    # BCa jackknife leaves out one person per category, weighted by the category's count. On the same
+    # bootstrap distribution of a mean, the ends must be scipy's (one sample, 22 people in 3 categories).
+    values, count = np.array([0.0, 1.0, 2.5]), np.array([7, 11, 4])
+    rows = np.repeat(values, count)
+    draws = np.concatenate(list(_resampling.multinomial_draws(count, 2000, np.random.default_rng(8))))
+    boot = draws @ values / count.sum()
+    estimate = float(rows.mean())
+    leave_one_out = (rows.sum() - values) / (count.sum() - 1)
+    probs, used = _resampling.interval_levels(
+        estimate, boot, [(leave_one_out, count.astype(float))], confidence_level=0.9, method=method
+    )
+    ((low, high),) = _resampling.interval_ends([estimate], [boot], [probs], method)
+    ref = stats.bootstrap(
+        (rows,), np.mean, n_resamples=0, bootstrap_result=_Distribution(boot), method=method,
+        confidence_level=0.9,
+    ).confidence_interval  # fmt: skip
+    assert used == method
+    assert low == pytest.approx(ref.low, rel=1e-10, abs=1e-12)
+    assert high == pytest.approx(ref.high, rel=1e-10, abs=1e-12)

@@ -22,7 +22,7 @@ from fairstats import (
     ImpactRatioUndefinedWarning,
     impact_ratios,
 )
-from fairstats.impact import _ratio_interval
+from fairstats._proportions import ratio_score_interval as _ratio_interval
 
 
 def _people(spec: dict, *, column: str = "g", seed: int = 0) -> pd.DataFrame:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 
+from fairstats._format import pvalue_relation
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.prepare import LevelsPrepared
 from fairstats.auditing.tables import (
@@ -149,9 +149,6 @@ def levels_tables(prep: LevelsPrepared, options: AuditOptions) -> Tables:
 
 def level_context(options: AuditOptions, prep: LevelsPrepared, level_tests, ordinal_tests) -> dict:
     """The levels part of the report's context (plain values; the templates escape them)."""
-    def p_text(p: float) -> str:
-        return "n/a" if not np.isfinite(p) else "< 0.001" if p < 0.001 else f"= {p:.3f}"
-
     disparities = [
         {
             "grouping": r["grouping"], "group": r["group"], "reference": r["reference"],
@@ -160,7 +157,7 @@ def level_context(options: AuditOptions, prep: LevelsPrepared, level_tests, ordi
             "value_group": f"{r['value_group']:.3f}", "value_reference": f"{r['value_reference']:.3f}",
             "estimate": f"{r['estimate']:+.3f}", "ci_low": f"{r['ci_low']:+.3f}",
             "ci_high": f"{r['ci_high']:+.3f}",
-            "p_adj": p_text(r["pvalue_adj"]),
+            "p_adj": pvalue_relation(r["pvalue_adj"]),
         }
         for r in level_tests[level_tests["verdict"] == "disparity"].to_dict(orient="records")
     ]
@@ -175,7 +172,7 @@ def level_context(options: AuditOptions, prep: LevelsPrepared, level_tests, ordi
                     "direction": "higher" if r["zscore"] > 0 else "lower",
                     "mean_group": f"{r['mean_score_group']:.2f}",
                     "mean_reference": f"{r['mean_score_reference']:.2f}",
-                    "p_adj": p_text(r["pvalue_adj"]),
+                    "p_adj": pvalue_relation(r["pvalue_adj"]),
                 }
             )
     return {

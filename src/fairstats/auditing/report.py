@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import figure_text
+from fairstats._format import pvalue_relation as _p_eq
+from fairstats._format import pvalue_text as _p
 from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing.tables import SMALL
@@ -23,7 +25,7 @@ from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_s
 from fairstats.reporting import atomic_write_text
 
 __all__ = [
-    "comparison_rows", "markdown_code", "markdown_table", "markdown_text", "number_text", "p_text",
+    "comparison_rows", "markdown_code", "markdown_table", "markdown_text", "number_text",
     "score_sections", "sort_orders", "summary_lines", "verdict_tally", "write_report",
 ]
 
@@ -74,21 +76,6 @@ def _first_listed(frame: pd.DataFrame, rank: np.ndarray) -> tuple[pd.DataFrame, 
 # --------------------------------------------------------------------------------------------------------
 # report (Jinja2 templates in fairstats/templates: report.md.j2, report.html.j2)
 # --------------------------------------------------------------------------------------------------------
-
-
-def p_text(p: float) -> str:
-    """A p-value as the reports show it: ``< 0.001``, three decimals, or ``n/a``."""
-    if not np.isfinite(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
-_p = p_text
-
-
-def _p_eq(p: float) -> str:
-    text = _p(p)
-    return text if text.startswith(("<", "n/a")) else f"= {text}"
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>!|&~#])")
@@ -739,7 +726,7 @@ def score_sections(audit, figures: list[dict]) -> list[dict]:
                 "estimate": "" if r["metric"] == "calibration" else number_text(r["estimate"], sign=sign),
                 "interval": f"{number_text(r['ci_low'], sign)} to {number_text(r['ci_high'], sign)}"
                 if finite else "n/a",
-                "p_adj": "" if r["metric"] == "ici" else p_text(r["pvalue_adj"]),
+                "p_adj": "" if r["metric"] == "ici" else _p(r["pvalue_adj"]),
                 "verdict": r["verdict"], "order": order,
             })  # fmt: skip
         sections.append({

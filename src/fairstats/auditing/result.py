@@ -160,7 +160,7 @@ class Audit:
         every table, and every comparison whose verdict is ``disparity``. Plain JSON values (NaN as None)."""
         from fairstats._version import __version__
 
-        def plain(value):
+        def jsonable(value):  # a plain JSON value: NaN as None
             if isinstance(value, float | np.floating):
                 return None if not np.isfinite(value) else float(value)
             if isinstance(value, np.integer):
@@ -171,7 +171,7 @@ class Audit:
 
         def records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
             cols = [c for c in columns if c in frame.columns]
-            return [{c: plain(v) for c, v in row.items()} for row in frame[cols].to_dict(orient="records")]
+            return [{c: jsonable(v) for c, v in row.items()} for row in frame[cols].to_dict(orient="records")]
 
         equal = {row["grouping"]: row for row in records(
             self.equal_confusion, ["grouping", "statistic", "df", "pvalue", "cramers_v", "n", "verdict"])}

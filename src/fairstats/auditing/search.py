@@ -11,13 +11,14 @@ report section
 from __future__ import annotations
 
 import difflib
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fairstats._format import pvalue_text as _p
+from fairstats._resampling import derived_rng
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
 from fairstats.search import SubgroupSearchResult, subgroup_search
 
@@ -61,12 +62,6 @@ def search_iv(data: pd.DataFrame, columns: tuple[str, ...], roles: dict[str, str
         raise ValueError(f"--search: column {dup!r} is given twice")
 
 
-def _p(p: float) -> str:
-    if not np.isfinite(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def draw_search_figure(section: SearchSection, folder: Path) -> list[str]:
     """The top comparisons' rates in the subgroup and in the rest (:meth:`SubgroupSearchResult.plot`)."""
     import matplotlib.pyplot as plt
@@ -106,7 +101,7 @@ def run_search(
 
         frame[COUNT_COLUMN] = weight
         frame = Counts.from_table(frame, keys=[*columns, *inner], where="the audit's counts")
-    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(b"subgroup search")]))
+    rng = derived_rng(seed, "subgroup search")
     try:
         res = subgroup_search(
             frame, attributes=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),

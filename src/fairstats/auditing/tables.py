@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import sys
 import warnings
-import zlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from fairstats._contingency import ContingencyTable
+from fairstats._resampling import derived_rng as task_rng
 from fairstats._validation import CheckedFrame
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
@@ -122,11 +123,6 @@ SCORE_TESTS = ("balance_positive_class", "balance_negative_class")
 SMALL = 10
 
 
-def task_rng(seed: int, *parts: str) -> np.random.Generator:
-    """Independent, reproducible stream per task: seed + CRC32 of the task's name (no PYTHONHASHSEED)."""
-    return np.random.default_rng(np.random.SeedSequence([seed, *(zlib.crc32(p.encode()) for p in parts)]))
-
-
 def user_warnings(caught) -> list[str]:
     """The notes the audit keeps of warnings caught while it ran (Cochran's rule is in the tables)."""
     return [one_line(w.message) for w in caught
@@ -163,8 +159,9 @@ class Tables:
 
 
 def _equal_confusion(prep: Prepared, grouping: Grouping, options: AuditOptions) -> GroupingTest:
+    table = ContingencyTable.from_rows(prep.checked, grouping.group, prep.cols["y_true"], prep.cols["y_pred"])
     res = equal_confusion_test(
-        prep.checked,
+        table,
         group=grouping.group,
         y_true=prep.cols["y_true"],
         y_pred=prep.cols["y_pred"],
@@ -173,17 +170,24 @@ def _equal_confusion(prep: Prepared, grouping: Grouping, options: AuditOptions) 
         n_resamples=options.n_resamples,
         rng=task_rng(options.seed, "permutation", grouping.name),
     )
-    return equal_confusion_rows(prep, grouping, res, options)
+    return equal_confusion_rows(prep, grouping, res, options, table=table)
 
 
 def equal_confusion_rows(
-    prep, grouping: Grouping, res: EqualConfusionResult, options: AuditOptions
+    prep, grouping: Grouping, res: EqualConfusionResult, options: AuditOptions,
+    table: ContingencyTable | None = None,
 ) -> GroupingTest:
-    """The rows of ``equal_confusion.csv`` and ``residuals.csv`` of one grouping's test result ``res``
+    """The rows of ``equal_confusion.csv`` and ``residuals.csv`` of one grouping's test result ``res`` (and
+    ``table``, the table the test counted, for Cramér's V's interval)
     (``prep``: the prepared data of a two-level or a multi-level audit)."""
     name = grouping.name
+    if table is None:
+        # a multi-level audit tests the table in the declared level order; V's interval is taken, as it
+        # always was, from the table in sorted cell order (the same numbers to the last bit)
+        columns = (prep.cols["y_true"], prep.cols["y_pred"])
+        table = ContingencyTable.from_rows(prep.checked, grouping.group, *columns)
     v = cramers_v_interval(
-        prep.checked, group=grouping.group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"]
+        table, group=grouping.group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"]
     )
     eq = cramers_v_equivalence(res.observed, margin=options.margin_v, alpha=options.alpha)
     row = {

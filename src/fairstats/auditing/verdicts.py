@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from fairstats._format import pvalue_relation
 from fairstats.reporting import one_line
 
 __all__ = ["VERDICT_INTRO", "verdict_counts", "verdict_sentence", "verdict_sentences"]
@@ -79,11 +80,10 @@ def verdict_sentence(row: dict, *, labels: tuple[str, str] = ("1", "0"), confide
         return f"{who}: the {what} could not be compared: {_text(row['verdict_note'])} ."
     if verdict == "disparity":
         p = row["pvalue_adj"]
-        p_text = "< 0.001" if p < 0.001 else f"= {p:.3f}"
         size = "" if metric == "fn_fp_ratio" else f", a difference of {_size(row['estimate'], metric)}"
         return (
             f"{who}: the {what} differ: {row['value_group']:.3f} vs {row['value_reference']:.3f}{size} "
-            f"(Holm-adjusted p {p_text}; {margin})."
+            f"(Holm-adjusted p {pvalue_relation(p)}; {margin})."
         )
     if metric == "fn_fp_ratio":  # tested (and bounded) as the share FN / (FN + FP)
         what = "shares of false negatives among the errors (FN / (FN + FP))"

@@ -1,0 +1,157 @@
+"""Two independent proportions: score tests (Miettinen–Nurminen), their intervals, the TOST, z and Fisher.
+
+The one home of the two-proportion tests that the outcome tests (:mod:`fairstats.outcomes`), the
+decision-level rates (:mod:`fairstats.levels`), the equivalence tests (:mod:`fairstats.equivalence`) and the
+impact ratios (:mod:`fairstats.impact`) share. The statistics are statsmodels' (``test_proportions_2indep``,
+``confint_proportions_2indep``, ``tost_proportions_2indep``, all with ``method="score"``;
+``score_test_proportions_2indep(compare="ratio")``, inverted by Brent's method for the ratio's interval;
+``proportions_ztest``) and scipy's (``fisher_exact``); this module only turns their answers into plain floats,
+remembers the answers of the repeated ones (:mod:`fairstats._memo`: many small groups share the same counts)
+and, in :func:`score_test_or_reason`, says why a test is undefined instead of raising.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from fairstats._memo import remembered
+
+__all__ = [
+    "STATSMODELS_ERRORS",
+    "fisher_test",
+    "pooled_z_test",
+    "ratio_score",
+    "ratio_score_interval",
+    "score_confint",
+    "score_test",
+    "score_test_or_reason",
+    "score_tost",
+]
+
+#: What statsmodels raises when the score test's root finding or its variance fails (tiny groups, 0 or 1).
+STATSMODELS_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError)
+
+
+@remembered
+def score_test(count_a, nobs_a, count_b, nobs_b, alternative) -> tuple[float, float]:
+    """Statistic and p-value of statsmodels' ``test_proportions_2indep(method="score", compare="diff")``;
+    remembered, as many small groups share the same counts. ``alternative`` is statsmodels' word
+    (``"two-sided"``, ``"larger"``, ``"smaller"``)."""
+    from statsmodels.stats import proportion as smp
+
+    res = smp.test_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, method="score", compare="diff", alternative=alternative
+    )
+    return float(res.statistic), float(res.pvalue)
+
+
+def score_test_or_reason(
+    count_a, nobs_a, count_b, nobs_b, alternative="two-sided"
+) -> tuple[float, float, str]:
+    """:func:`score_test` with statsmodels' warnings silenced: ``(statistic, pvalue, error)``.
+
+    Both numbers are NaN when the p-value is not finite or statsmodels failed; ``error`` is then
+    ``"statsmodels test_proportions_2indep failed: ..."`` (one line), and ``""`` otherwise. The caller has
+    checked that both denominators are positive and words the non-finite case for its own table.
+    """
+    nan = float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            stat, p = score_test(count_a, nobs_a, count_b, nobs_b, alternative)
+        except STATSMODELS_ERRORS as err:
+            return nan, nan, f"statsmodels test_proportions_2indep failed: {err}".replace("\n", " ")
+    if not np.isfinite(p):
+        return nan, nan, ""
+    return stat, p, ""
+
+
+def score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:
+    """statsmodels' ``confint_proportions_2indep(method="score")`` as two numbers."""
+    from statsmodels.stats import proportion as smp
+
+    low, high = smp.confint_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, method="score", compare=compare, alpha=alpha
+    )
+    return float(low), float(high)
+
+
+def score_tost(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[float, float, float]:
+    """statsmodels' ``tost_proportions_2indep(method="score")``: (p against low, p against high, p)."""
+    from statsmodels.stats import proportion as smp
+
+    res = smp.tost_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, low, high, method="score", compare=compare
+    )
+    return float(res.results_larger.pvalue), float(res.results_smaller.pvalue), float(res.pvalue)
+
+
+def ratio_score(
+    count1: float, nobs1: float, count2: float, nobs2: float, value: float, correction: bool = True
+) -> float:
+    """Miettinen–Nurminen score statistic of ``p1 / p2 = value`` (statsmodels), 0 at the estimate itself;
+    ``correction=False``: without the N / (N - 1) factor, Koopman's statistic."""
+    from statsmodels.stats.proportion import score_test_proportions_2indep
+
+    if value * count2 * nobs1 == count1 * nobs2:  # the estimate: the numerator p1 - value p2 is 0
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        statistic, _ = score_test_proportions_2indep(
+            count1, nobs1, count2, nobs2, value=value, compare="ratio", correction=correction,
+            return_results=False,
+        )
+    return float(statistic)
+
+
+@remembered
+def ratio_score_interval(
+    count1: float, nobs1: float, count2: float, nobs2: float, alpha: float, correction: bool = True
+):
+    r"""Score interval of :math:`p_1 / p_2` at level ``1 - alpha``: the values not rejected by the two-sided
+    Miettinen–Nurminen score test (Koopman's with ``correction=False``), found by Brent's method
+    (``count2 > 0``)."""
+    from scipy import optimize, stats
+
+    z = float(stats.norm.isf(alpha / 2))
+    estimate = (count1 / nobs1) / (count2 / nobs2)
+
+    def lower_gap(v):
+        return ratio_score(count1, nobs1, count2, nobs2, v, correction) - z
+
+    def upper_gap(v):
+        return ratio_score(count1, nobs1, count2, nobs2, v, correction) + z
+
+    if count1 == 0:
+        low = 0.0
+    else:
+        a, b = estimate / 2, estimate  # lower_gap(estimate) = -z < 0
+        while lower_gap(a) <= 0:
+            a, b = a / 2, a
+        low = optimize.brentq(lower_gap, a, b, xtol=1e-14, rtol=1e-13, maxiter=500)
+    a, b = estimate, max(2 * estimate, 1 / nobs1)  # upper_gap(estimate) = z > 0
+    while upper_gap(b) >= 0:
+        a, b = b, 2 * b
+    high = optimize.brentq(upper_gap, a, b, xtol=1e-14, rtol=1e-13, maxiter=500)
+    return float(low), float(high)
+
+
+def pooled_z_test(count1, nobs1, count2, nobs2):
+    """Pooled two-proportion z test (statsmodels ``proportions_ztest``); NaN if the pooled rate is 0 or 1."""
+    from statsmodels.stats.proportion import proportions_ztest
+
+    pooled = (count1 + count2) / (nobs1 + nobs2)
+    if pooled in (0.0, 1.0):
+        return float("nan"), float("nan")
+    statistic, pvalue = proportions_ztest(np.array([count1, count2]), np.array([nobs1, nobs2]))
+    return float(statistic), float(pvalue)
+
+
+def fisher_test(count1, nobs1, count2, nobs2) -> float:
+    """Two-sided p-value of Fisher's exact test of the 2 x 2 table (scipy ``fisher_exact``)."""
+    from scipy import stats
+
+    table = [[int(count1), int(nobs1 - count1)], [int(count2), int(nobs2 - count2)]]
+    return float(stats.fisher_exact(table, alternative="two-sided").pvalue)
