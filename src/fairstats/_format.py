@@ -1,8 +1,9 @@
 """Values as text: a numpy scalar in a message, a p-value in a report, a data string in a figure.
 
-:func:`plain` turns a numpy scalar into the Python value it holds (messages read ``2``, not ``np.int64(2)``);
+:func:`plain` turns a numpy scalar into the Python value it holds (messages read ``2``, not ``np.int64(2)``),
+:func:`json_value` into one JSON holds (NaN as None);
 :func:`pvalue_text` and :func:`pvalue_relation` are how every report and summary prints a p-value. One
-definition each (``tests/unit/test_one_definition.py`` fails on a second ``_plain``).
+definition each (``tests/library/test_one_definition.py`` fails on a second ``_plain``).
 
 Figure text: one line, every hidden character visible, short; shown by matplotlib as text. A low-level
 module (it imports only numpy and :mod:`fairstats._text`), so that a statistics module (e.g. the subgroup
@@ -18,7 +19,7 @@ import numpy as np
 
 from fairstats._text import display_text
 
-__all__ = ["PLAIN", "figure_text", "plain", "pvalue_relation", "pvalue_text"]
+__all__ = ["PLAIN", "figure_text", "json_records", "json_value", "plain", "pvalue_relation", "pvalue_text"]
 
 #: matplotlib text properties that show a string as written (no mathtext): pass to every call that sets a
 #: label, title or tick label holding data (``ax.set_title(figure_text(v), **PLAIN)``).
@@ -37,6 +38,18 @@ def figure_text(text: object) -> str:
 def plain(value: object) -> object:
     """numpy scalar -> Python scalar, so that messages read ``2`` rather than ``np.int64(2)``."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def json_value(value: object) -> object:
+    """:func:`plain`, with NaN and the infinities as None: a value JSON holds (``--json``, ``to_dict``)."""
+    value = plain(value)
+    return None if isinstance(value, float) and not np.isfinite(value) else value
+
+
+def json_records(frame, columns) -> list[dict]:
+    """The rows of a data frame as JSON objects of those of ``columns`` it has (in that order)."""
+    kept = [c for c in columns if c in frame.columns]
+    return [{c: json_value(v) for c, v in row.items()} for row in frame[kept].to_dict(orient="records")]
 
 
 def pvalue_text(p: float) -> str:

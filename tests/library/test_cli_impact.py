@@ -186,3 +186,26 @@ def test_impact_options_stay_out_of_the_outcome_audit(data, tmp_path, capsys):
     status, _, stderr = _run(capsys, "audit", str(data), "--group", "sex", "--y-true", "hired", "--y-pred",
                              "hired", "--min-share", "0.02", "--out", str(tmp_path / "y"))  # fmt: skip
     assert status == 2 and "--min-share belongs to --impact-ratios" in stderr
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ({("F", "A"): (40, 400), ("M", "A"): (200, 400)}, 3),  # women 0.1 vs men 0.5: interval far below 0.8
+    ({("F", "A"): (200, 400), ("M", "A"): (200, 400)}, 0),  # equal selection rates
+])  # fmt: skip
+def test_json_and_fail_on_below_four_fifths(spec, expected, tmp_path, capsys):
+    import json
+
+    data = _applicants(spec, tmp_path / "applicants.csv")
+    out = tmp_path / "out"
+    status, stdout, stderr = _run(capsys, "audit", str(data), *IMPACT, "--group", "sex", "--json",
+                                  "--fail-on", "disparity", "--out", str(out))  # fmt: skip
+    assert status == expected, stderr
+    summary = json.loads(stdout)  # the JSON summary is all of standard output
+    assert summary["task"] == "impact_ratios" and summary["n"] == 800
+    assert summary["has_disparity"] is (expected == 3)
+    below = summary["disparities"].get("impact_ratios", [])
+    assert [(r["grouping"], r["category"]) for r in below] == ([("sex", "F")] if expected == 3 else [])
+    if below:
+        assert below[0]["impact_ratio"] == pytest.approx(0.2)  # 0.1 / 0.5, by hand
+        assert below[0]["impact_ratio_ci_high"] < 0.8
+    assert (out / "impact_ratios.csv").exists()  # written as usual whatever the exit status

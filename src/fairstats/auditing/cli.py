@@ -145,7 +145,8 @@ replaced). On bad input nothing is written and the exit status is 2. Data values
 report (code, escaped); in the CSV files a text value starting with = + - @ gets a leading apostrophe.
 
 exit status: 0 done; 1 the output folder could not be written; 2 bad input or options (nothing written);
-3 with --fail-on disparity, a verdict 'disparity' was found (outputs written); 130 Ctrl-C; 143 SIGTERM.
+3 with --fail-on disparity, a verdict 'disparity' was found (with --impact-ratios: a category 'below 4/5')
+(outputs written); 130 Ctrl-C; 143 SIGTERM.
 
 with --impact-ratios (no --y-true):
   impact_ratios.csv       grouping, category, n, selected, selection_rate, impact_ratio,
@@ -284,8 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     audit.add_argument(
         "--fail-on", choices=("disparity",), default=None,
-        help=f"exit with status {EXIT_DISPARITY} when any comparison's verdict is 'disparity' (for scheduled "
-        "jobs and CI gates); the outputs are written as usual",
+        help=f"exit with status {EXIT_DISPARITY} when any comparison's verdict is 'disparity' (with "
+        "--impact-ratios: any category 'below 4/5'), for scheduled jobs and CI gates; the outputs are "
+        "written as usual",
     )  # fmt: skip
     rows = audit.add_argument_group(
         "rows and decision",
@@ -468,11 +470,8 @@ def _audit_main(args: argparse.Namespace) -> int:
             from fairstats.auditing.regression import run_regression
 
             summary, warned, done = run_regression(args)
-        elif args.impact_ratios:
-            if args.json or args.fail_on:
-                raise AuditError("--json and --fail-on apply to the outcome audit, not --impact-ratios")
-            summary, warned = _run_impact(args)
-            done = None
+        elif args.impact_ratios:  # --fail-on disparity: a category below four fifths
+            summary, warned, done = _run_impact(args)
         else:
             options, path, counts, out = _options_iv(args)
             from fairstats.auditing.provenance import report_date
@@ -549,7 +548,7 @@ def _run(
     return done["audit"].summary(out, notes=notes), started.warned, done["audit"]
 
 
-def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
+def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...], object]:
     """``fairstats audit --impact-ratios``: options checked, ``--out`` checked, input read, impact ratios
     computed and saved (:mod:`fairstats.auditing.impact`)."""
     from fairstats.auditing.impact import ImpactOptions, read_impact_input, run_impact
@@ -584,7 +583,7 @@ def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...]]:
         return done["audit"].write_into(folder)
 
     write_folder(out, (path,), compute_and_write, target=target)
-    return done["audit"].summary(out), ()
+    return done["audit"].summary(out), (), done["audit"]
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.

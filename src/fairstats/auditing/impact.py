@@ -294,6 +294,40 @@ class ImpactAudit:
         """The rows of ``impact_ratios.csv``."""
         return self.result.to_frame()
 
+    @property
+    def has_disparity(self) -> bool:
+        """Whether a compared category's verdict is ``below 4/5`` (its whole interval below the four-fifths
+        line): what ``--fail-on disparity`` exits on in this audit."""
+        return bool((self.result.table["four_fifths"].astype(str) == "below 4/5").any())
+
+    def to_dict(self) -> dict:
+        """A machine-readable summary (what ``--json`` prints): the input, the options, the verdict counts
+        and every category below four fifths. Plain JSON values (NaN as None)."""
+        from fairstats._format import json_records
+        from fairstats._version import __version__
+
+        table = self.result.table
+        compared = table[table["role"] == "compared"]
+        below = compared[compared["four_fifths"].astype(str) == "below 4/5"]
+        counts = compared["four_fifths"].astype(str).value_counts().sort_index()
+        keep = ["grouping", "category", "n", "selected", "selection_rate", "rate", "reference",
+                "reference_rate", "impact_ratio", "impact_ratio_ci_low", "impact_ratio_ci_high", "ci_level",
+                "z_pvalue_holm", "fisher_pvalue_holm", "four_fifths"]
+        return {
+            "fairstats": __version__,
+            "task": "impact_ratios",
+            "input": {"name": self.source.name, "kind": self.source.kind},
+            "n": int(self.result.n),
+            "rate": "scoring" if self.result.scoring_rate else "selection",
+            "alpha": self.options.alpha,
+            "standard": self.options.standard,
+            "groupings": [" x ".join(g) for g in self.result.groupings],
+            "family_size": int(self.result.family_size),
+            "verdicts": {"impact_ratios": {str(k): int(v) for k, v in counts.items()}},
+            "disparities": {"impact_ratios": json_records(below, keep)} if len(below) else {},
+            "has_disparity": self.has_disparity,
+        }
+
     def summary(self, out: Path | str | None = None) -> str:
         """The plain-language summary (what the command prints); with ``out``, the line naming the report."""
         from fairstats._text import display_text as visible

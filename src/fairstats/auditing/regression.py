@@ -168,14 +168,8 @@ class RegressionAudit:
         """A machine-readable summary (what ``--json`` prints): the input, the options, per grouping its
         groups, sizes and reference, the verdict counts and every comparison whose verdict is ``disparity``.
         Plain JSON values (NaN as None)."""
+        from fairstats._format import json_records
         from fairstats._version import __version__
-
-        def plain(value):
-            if isinstance(value, float | np.floating):
-                return None if not np.isfinite(value) else float(value)
-            if isinstance(value, np.integer):
-                return int(value)
-            return value
 
         found = self.table[self.table["verdict"].astype(str) == "disparity"]
         keep = ["grouping", "group", "reference", "metric", "value", "value_reference", "estimate", "ci_low",
@@ -197,9 +191,7 @@ class RegressionAudit:
                 for g in self.groupings
             ],  # fmt: skip
             "verdicts": {"regression_tests": {str(k): int(v) for k, v in counts.items()}},
-            "disparities": {"regression_tests": [{c: plain(v) for c, v in row.items()}
-                                                 for row in found[keep].to_dict(orient="records")]}
-            if len(found) else {},
+            "disparities": {"regression_tests": json_records(found, keep)} if len(found) else {},
             "has_disparity": self.has_disparity,
         }
 

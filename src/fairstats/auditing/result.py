@@ -158,20 +158,8 @@ class Audit:
         """A machine-readable summary (what ``fairstats audit --json`` prints): the input, the options that
         matter, per grouping its groups, sizes, reference and equal confusion test, the verdict counts of
         every table, and every comparison whose verdict is ``disparity``. Plain JSON values (NaN as None)."""
+        from fairstats._format import json_records as records
         from fairstats._version import __version__
-
-        def jsonable(value):  # a plain JSON value: NaN as None
-            if isinstance(value, float | np.floating):
-                return None if not np.isfinite(value) else float(value)
-            if isinstance(value, np.integer):
-                return int(value)
-            if isinstance(value, np.bool_):
-                return bool(value)
-            return value
-
-        def records(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
-            cols = [c for c in columns if c in frame.columns]
-            return [{c: jsonable(v) for c, v in row.items()} for row in frame[cols].to_dict(orient="records")]
 
         equal = {row["grouping"]: row for row in records(
             self.equal_confusion, ["grouping", "statistic", "df", "pvalue", "cramers_v", "n", "verdict"])}
