@@ -92,13 +92,12 @@ def _prototype_order(ch: str) -> tuple[bool, int]:
 
 
 @functools.lru_cache(maxsize=1)
-def _prototypes() -> dict[str, str] | None:
+def _prototypes() -> dict[str, str]:
     """Character -> the prototype of its confusable set (ASCII first, then the lowest code point), from the
-    ``confusable-homoglyphs`` table (Unicode's confusables.txt); None when the package is not installed."""
-    try:
-        from confusable_homoglyphs import confusables
-    except ImportError:
-        return None
+    ``confusable-homoglyphs`` table (Unicode's confusables.txt; a requirement of the ``fairstats[audit]``
+    extra, whose audit is the one caller: without it the check would be NFKC only, so it is not optional)."""
+    from confusable_homoglyphs import confusables
+
     table: dict[str, str] = {}
     for ch, glyphs in confusables.confusables_data.items():
         # the table wraps right-to-left glyphs in LEFT-TO-RIGHT MARKs; a glyph of several characters is
@@ -115,7 +114,7 @@ def _prototypes() -> dict[str, str] | None:
 
 
 def _skeleton(text: str) -> str:
-    prototypes = _prototypes() or {}
+    prototypes = _prototypes()
     folded = unicodedata.normalize("NFD", text)
     return unicodedata.normalize("NFD", "".join(prototypes.get(ch, ch) for ch in folded))
 

@@ -587,7 +587,7 @@ def _run_impact(args: argparse.Namespace) -> tuple[str, tuple[str, ...], object]
 
 
 #: What `fairstats audit` needs beyond the library: the packages of the ``fairstats[audit]`` extra.
-AUDIT_EXTRA = ("matplotlib", "seaborn", "jinja2", "mistune", "tqdm")
+AUDIT_EXTRA = ("matplotlib", "seaborn", "jinja2", "mistune", "tqdm", "confusable_homoglyphs")
 
 
 def _audit_extra_iv() -> None:
