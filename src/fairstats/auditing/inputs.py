@@ -234,7 +234,8 @@ def _read_csv(path: Path, text_columns: Sequence[str]) -> pd.DataFrame:
             values = read.iloc[:, j]
             data[data.columns[i]] = values.astype(object).where(values.notna(), np.nan)
     data.columns = names
-    if b'"' in raw:
+    physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    if b'"' in raw and physical != len(data) + 1:  # equal: no blank line, every record on one line
         lines = RecordLines.of_text(raw.decode("utf-8", errors="replace"))
         if lines is not None:
             data.attrs[LINES] = lines
