@@ -136,6 +136,10 @@ rule render_beyond_the_papers:
         three_way=expand(rules.three_way_battery.output.three_way, source=INFERENCE_SOURCES),
         # Table XX through the authors' own refits: the authors' source of the conclusions table
         authors_causal=[rules.authors_procedure_tables.output.causal_tests] if AP_ON else [],
+        # issue 26: the sound score tests of paper B's probabilities and COMPAS' deciles
+        # (rules test_scores_nij / test_scores_compas, below)
+        nij_scores=expand(f"{INFERENCE}/nij/{{preset}}/tables/score_tests.csv", preset=INFERENCE_NIJ_PRESETS),
+        compas_scores=expand(f"{INFERENCE}/compas/{{filter}}/tables/score_tests.csv", filter=INFERENCE_COMPAS_FILTER),
     output:
         nb=f"{INFERENCE}/notebooks/beyond_the_papers.ipynb",
         conclusions=f"{INFERENCE}/tables/paper_b_conclusions_survive.csv",
@@ -155,6 +159,7 @@ rule render_beyond_the_papers:
         verdicts=lambda wildcards, input: ",".join(input.verdicts),
         three_way=lambda wildcards, input: ",".join(input.three_way),
         authors_causal=lambda wildcards, input: ",".join(input.authors_causal),
+        nij_scores=lambda wildcards, input: ",".join(input.nij_scores),
         margin=config["inference"]["margin"],
     log:
         f"{RESULTS}/logs/inference/render_beyond_the_papers.log",
@@ -170,6 +175,7 @@ rule render_beyond_the_papers:
         " -p three_way {params.three_way:q} -p margin {params.margin}"
         # plain quotes, not :q: "" when the authors' procedures are off, and :q drops an empty word
         " -p authors_causal '{params.authors_causal}'"
+        " -p nij_score_tests '{params.nij_scores}' -p compas_score_tests {input.compas_scores:q}"
         " > {log:q} 2>&1"
         " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
