@@ -262,6 +262,21 @@ def test_interrupt_is_one_line_and_leaves_nothing(tmp_path, sig, status, word):
     assert not [p for p in tmp_path.iterdir() if ".fairstats-" in p.name]
 
 
+def test_interrupt_while_the_work_folder_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """The race the signal tests can hit: an interrupt after ``mkdtemp`` and before
+    :func:`new_work_folder` returns (its caller never got the folder's name) leaves nothing behind."""
+    from fairstats.auditing import folder
+    from fairstats.auditing.result import write_folder
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # as the SIGINT handler would, while the marker is being put in place
+
+    monkeypatch.setattr(folder.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_folder(tmp_path / "audit", (), lambda work: None)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sigkill_leftover_is_cleaned_by_the_next_run(tmp_path, capsys):
     data = tmp_path / "data.csv"
     _people([f"g{i}" for i in range(30)], n=60).to_csv(data, index=False)

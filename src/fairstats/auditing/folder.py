@@ -36,6 +36,7 @@ __all__ = [
     "WORK_MARKER",
     "OutFolderError",
     "check_out_folder",
+    "discard_own",
     "new_work_folder",
     "process_alive",
     "swap_into_place",
@@ -267,3 +268,14 @@ def discard(tmp: Path) -> None:
     """Remove a work folder after a failed or interrupted run."""
     with contextlib.suppress(OSError):
         shutil.rmtree(tmp)
+
+
+def discard_own(target: Path) -> None:
+    """Remove every work folder this process made for ``target``: what a failed or interrupted run leaves,
+    wherever it stopped (a signal between :func:`new_work_folder`'s ``mkdtemp`` and its return leaves a
+    folder whose name the caller never received)."""
+    prefix = f".{_stem(target)}.fairstats-work-{os.getpid()}-"
+    with contextlib.suppress(OSError):
+        for folder in list(target.parent.iterdir()):
+            if folder.name.startswith(prefix):
+                discard(folder)

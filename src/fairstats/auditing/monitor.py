@@ -54,6 +54,7 @@ from fairstats.auditing.folder import (
     OutFolderError,
     check_out_folder,
     discard,
+    discard_own,
     new_work_folder,
     process_alive,
     swap_into_place,
@@ -371,8 +372,12 @@ def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> in
         print(f"{_PROG}: error: {visible(one_line(err))}", file=sys.stderr)
         return 2
     except OSError as err:
+        discard_own(target)
         print(f"{_PROG}: error: could not write {str(options.state)!r}: {one_line(err)}", file=sys.stderr)
         return EXIT_WRITE
+    except BaseException:  # an interrupt may come while the work folder is being made: every one of ours
+        discard_own(target)
+        raise
     finally:
         if tmp is not None:
             discard(tmp)

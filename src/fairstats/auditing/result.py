@@ -24,7 +24,7 @@ from fairstats.auditing.errors import INPUT_WARNINGS, AuditError
 from fairstats.auditing.folder import (
     OutFolderError,
     check_out_folder,
-    discard,
+    discard_own,
     new_work_folder,
     swap_into_place,
 )
@@ -286,15 +286,15 @@ def write_folder(out: Path, inputs: tuple[Path, ...], write, *, target: Path | N
     ``target``: ``out`` already checked (:func:`check_out_folder`). Returns what ``write`` returned."""
     if target is None:
         target = checked_out(out, inputs)
-    tmp = new_work_folder(target)
     try:
+        tmp = new_work_folder(target)
         value = write(tmp)
         swap_into_place(tmp, target)
     except OutFolderError as err:
-        discard(tmp)
+        discard_own(target)
         raise AuditError(str(err)) from None
-    except BaseException:
-        discard(tmp)
+    except BaseException:  # an interrupt may come while the work folder is being made: every one of ours
+        discard_own(target)
         raise
     return value
 
