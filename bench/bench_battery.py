@@ -7,9 +7,10 @@ awareness is the awareness benchmark): the eleven per-fold group metrics of
 (paper formula, pooled, paired, corrected), calibration and well-calibration (XII, XIII) and the causal
 discrimination McNemar tests (XX). Peer: the same eleven metrics computed fold by fold with
 ``fairlearn.metrics.MetricFrame`` (sklearn/fairlearn metric functions, ``pos_label=0``), then the same fold
-t-tests (:func:`fairstats.ttests.fold_ttest`) -- the peer does less than ours (no calibration, no McNemar).
-A second reference runs MetricFrame once per model with ``control_features=fold``. The metrics plus fold
-t-tests alone (``group_metrics`` + ``fold_ttest``) are timed too, in ``details.csv``.
+t-tests (:func:`compendium.paper_b.as_published.fold_ttest_as_published`) -- the peer does less than ours (no
+calibration, no McNemar). A second reference runs MetricFrame once per model with ``control_features=fold``.
+The metrics plus fold t-tests alone (``group_metrics`` + ``fold_ttest_as_published``) are timed too, in
+``details.csv``.
 
 Input: the real out-of-fold predictions ``results/default/nij/paper/predictions/*.parquet`` when they exist,
 otherwise a synthetic table of the same shape (25,750 people in 250 folds of 103, 14,801 Black and 10,949
@@ -30,9 +31,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, best_time, config_seed, detail, emit, parser, row  # noqa: E402
 
+from compendium.paper_b.as_published import fold_ttest_as_published  # noqa: E402
 from compendium.paper_b.battery import battery_tables  # noqa: E402
 from fairstats.metrics import METRICS, group_metrics  # noqa: E402
-from fairstats.ttests import fold_ttest  # noqa: E402
 
 NAME = "battery"
 MODELS = ("lr", "lda", "rf", "xgb")
@@ -128,7 +129,7 @@ def fold_tests(wide: pd.DataFrame) -> list:
         black = per_model[per_model["race"] == "BLACK"].sort_values("fold")
         for metric in METRICS:
             a, b = white[metric].to_numpy(), black[metric].to_numpy()
-            results.append(fold_ttest(a, b, alternative=ALTERNATIVE[metric], alpha=0.05))
+            results.append(fold_ttest_as_published(a, b, alternative=ALTERNATIVE[metric], alpha=0.05))
     return results
 
 

@@ -30,6 +30,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
 import fairstats
+from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import authors_fold_metrics
 from compendium.course import check, repository_path
 from compendium.data.compas import filter_compas, read_compas
@@ -65,20 +66,21 @@ def null_fold_rates(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 a, b = null_fold_rates(np.random.default_rng(seed))
-res = fairstats.fold_ttest(a, b, alpha=alpha)
+res = fold_ttest_as_published(a, b, alpha=alpha)
 pd.DataFrame({"fold": range(k), "rate_a": a, "rate_b": b, "difference": a - b}).round(4)
 
 # %% [markdown]
-# `fairstats.fold_ttest` reports four tests of the same values: paper B's formula, the pooled two-sample t
-# (`scipy.stats.ttest_ind`), the paired t (`scipy.stats.ttest_rel`) and the corrected resampled t.
+# `fold_ttest_as_published` (the compendium's) reports four tests of the same values: paper B's formula and
+# the three of `fairstats.fold_ttest`, the pooled two-sample t (`scipy.stats.ttest_ind`), the paired t
+# (`scipy.stats.ttest_rel`) and the corrected resampled t.
 
 # %%
 print(res.to_frame().T.round(4).to_string())
 
 # %% [markdown]
 # **Exercise 3.1.** Simulate `n_datasets` data sets with `null_fold_rates` (one generator,
-# `np.random.default_rng(seed)`, shared by all), test each with `fairstats.fold_ttest(a, b, alpha=alpha)`, and
-# give the share of data sets in which the **paired t** is significant (`significant_paired`): its false
+# `np.random.default_rng(seed)`, shared by all), test each with `fold_ttest_as_published(a, b, alpha=alpha)`,
+# and give the share of data sets in which the **paired t** is significant (`significant_paired`): its false
 # positive rate. Keep the four verdicts of every data set in a DataFrame `null_verdicts` (one row per data
 # set,
 # columns `paper_formula, pooled, paired, corrected`): the next exercises use it.
@@ -88,7 +90,7 @@ print(res.to_frame().T.round(4).to_string())
 rng = np.random.default_rng(seed)
 rows = []
 for _ in range(n_datasets):
-    r = fairstats.fold_ttest(*null_fold_rates(rng), alpha=alpha)
+    r = fold_ttest_as_published(*null_fold_rates(rng), alpha=alpha)
     rows.append({"paper_formula": r.significant_paper_formula, "pooled": r.significant_pooled,
                  "paired": r.significant_paired, "corrected": r.significant_corrected})
 null_verdicts = pd.DataFrame(rows)
@@ -177,8 +179,8 @@ check("3.5", answer_3_5)
 
 # %%
 table_ii = pd.DataFrame([
-    {"model": model, **fairstats.fold_ttest(ppr.loc[model, "White"], ppr.loc[model, "Black"],
-                                            alternative="greater", alpha=alpha).to_record()}
+    {"model": model, **fold_ttest_as_published(ppr.loc[model, "White"], ppr.loc[model, "Black"],
+                                               alternative="greater", alpha=alpha).to_record()}
     for model in ("lr", "lda", "rf", "xgb")
 ])
 table_ii[["model", "mean_difference", "statistic_paper_formula", "statistic_paired", "statistic_corrected",

@@ -77,8 +77,8 @@ answer_4_3 = int(bh[0].sum())
 check("4.3", answer_4_3)
 
 # %% [markdown]
-# The library does the same with the battery's own columns (`fairstats.adjust_pvalues`) and sets the verdicts
-# side by side (`fairstats.verdict_table`):
+# The library does the same with the battery's own columns (`fairstats.adjust_pvalues`); the compendium sets
+# the verdicts side by side (`compendium.paper_b.verdicts.verdict_table`):
 
 # %%
 adjusted = fairstats.adjust_pvalues(battery, method="holm", pvalue="pvalue_corrected", alpha=alpha)

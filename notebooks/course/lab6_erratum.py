@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-import fairstats
+from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import authors_fold_metrics
 from compendium.course import check, repository_path
 
@@ -95,10 +95,11 @@ check("6.3", answer_6_3)
 # %% [markdown]
 # ### What the compendium found
 #
-# `fairstats.fold_ttest` keeps the paper's formula beside the correct tests, so the erratum can be computed:
+# The compendium's `fold_ttest_as_published` sets the paper's formula beside the library's correct tests
+# (`fairstats.fold_ttest`), so the erratum can be computed:
 
 # %%
-res = fairstats.fold_ttest(white, black, alternative="greater")
+res = fold_ttest_as_published(white, black, alternative="greater")
 print(f"paper's formula t = {res.statistic_paper_formula:.3f} (printed 31.76) = sqrt(K/2) x pooled t "
       f"{res.statistic_pooled:.3f}; sqrt(K/2) = {np.sqrt(K / 2):.3f}")
 print(f"corrected resampled t = {res.statistic_corrected:.3f} on {res.df_corrected:.0f} df, "

@@ -23,10 +23,10 @@ from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
 from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY, ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
-from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
+from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
 from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate, rate_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
-from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts, verdict_table  # noqa: E501, F401, I001
+from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
@@ -58,8 +58,8 @@ def __dir__() -> list[str]:
 
 
 # The library's API: what `from fairstats import *` gives and what the API reference (docs/api.rst) documents.
-# tests/unit/test_public_api.py checks that every name here exists, is documented, and that no compendium
-# (paper-specific) name is exported.
+# tests/library/test_public_api.py checks that every name here exists and is documented;
+# tests/library/test_no_paper_names.py that none is named after a paper or describes a paper's formula.
 __all__ = [
     "adjust_pvalues",
     "adjusted_residuals",
@@ -127,7 +127,6 @@ __all__ = [
     "mahalanobis_whitening",
     "MahalanobisWhitening",
     "mcnemar_midp",
-    "mcnemar_midp_as_published",
     "mcnemar_midp_table",
     "McNemarResult",
     "mde_cramers_v",
@@ -178,7 +177,6 @@ __all__ = [
     "UndefinedResampleWarning",
     "UndefinedTestWarning",
     "UNKNOWN_CATEGORY",
-    "verdict_table",
     "VERDICTS",
     "welch_equivalence",
     "well_calibration_test",

@@ -38,7 +38,7 @@ from threadpoolctl import threadpool_limits
 from fairstats._format import plain as _plain
 from fairstats._result import Result
 from fairstats._warnings import SingularCovarianceWarning
-from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_as_published, paired_table
+from fairstats.mcnemar import McNemarResult, mcnemar_midp, paired_table
 
 __all__ = [
     "DEFAULT_BLOCK_CELLS",
@@ -168,9 +168,6 @@ class AwarenessResult(Result):
     tests : dict
         Group label → :class:`~fairstats.mcnemar.McNemarResult` (two-sided mid-p; b = cell [0, 1], own 0 and
         neighbour 1; c = cell [1, 0]).
-    tests_as_published : dict
-        Group label → the NIJ paper's Table XX/XXV formula
-        (:func:`~fairstats.mcnemar.mcnemar_midp_as_published`).
     neighbours : Neighbours
         The matching used.
     """
@@ -178,13 +175,12 @@ class AwarenessResult(Result):
     groups: tuple
     tables: dict = field(repr=False)
     tests: dict
-    tests_as_published: dict = field(repr=False)
     neighbours: Neighbours = field(repr=False)
 
     _record = ("groups",)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group: ``group, n, n00, n01, n10, n11, b, c, statistic, pvalue, pvalue_as_published``.
+        """One row per group: ``group, n, n00, n01, n10, n11, b, c, statistic, pvalue``.
 
         ``nAB`` counts people with own prediction A and neighbour's prediction B.
         """
@@ -204,7 +200,6 @@ class AwarenessResult(Result):
                     "c": r.c,
                     "statistic": r.statistic,
                     "pvalue": r.pvalue,
-                    "pvalue_as_published": self.tests_as_published[g].pvalue,
                 }
             )
         return pd.DataFrame(rows)
@@ -622,7 +617,7 @@ def awareness_test(
     -------
     AwarenessResult
         ``tables`` (rows ``original`` = own prediction, columns ``neighbor``), ``tests`` (mid-p),
-        ``tests_as_published`` (the paper's Table XX formula), ``neighbours``.
+        ``neighbours``.
 
     Raises
     ------
@@ -632,8 +627,8 @@ def awareness_test(
     Notes
     -----
     Within group g, pair person i with neighbour ν(i): b = #(ŷ_i = 0, ŷ_ν(i) = 1), c = #(ŷ_i = 1,
-    ŷ_ν(i) = 0) (Tables XXI–XXV: K = b). Neighbours can be shared by several people, so the pairs are not
-    independent, which McNemar's test assumes; the paper ignores this, and so does this function.
+    ŷ_ν(i) = 0). Neighbours can be shared by several people, so the pairs are not
+    independent, which McNemar's test assumes; this function does not correct for it (nor does paper B).
 
     References
     ----------
@@ -648,16 +643,13 @@ def awareness_test(
         raise ValueError(f"`y_pred` must be 0/1, got {_plain(y[i])!r} at position {i}")
     g = neighbours.group
     groups = tuple(pd.Index(pd.unique(g)).sort_values())
-    tables, tests, published = {}, {}, {}
+    tables, tests = {}, {}
     for label in groups:
         mask = g == label
         t = paired_table(y[mask], y[neighbours.neighbor[mask]], names=("original", "neighbor"))
         tables[label] = t
         tests[label] = mcnemar_midp(int(t.iloc[0, 1]), int(t.iloc[1, 0]), alternative=alternative)
-        published[label] = mcnemar_midp_as_published(int(t.iloc[0, 1]), int(t.iloc[1, 0]))
-    return AwarenessResult(
-        groups=groups, tables=tables, tests=tests, tests_as_published=published, neighbours=neighbours
-    )
+    return AwarenessResult(groups=groups, tables=tables, tests=tests, neighbours=neighbours)
 
 
 def fairness_through_awareness(

@@ -1,6 +1,6 @@
 """Fold-aware disparity: is a group disparity real across cross-validation folds?
 
-:func:`fold_disparity` computes per-fold group metrics, the four t-tests of
+:func:`fold_disparity` computes per-fold group metrics, the three t-tests of
 :func:`fairstats.ttests.fold_ttest` and an interval from the corrected resampled t.
 """
 
@@ -25,7 +25,7 @@ __all__ = ["FoldDisparityResult", "fold_disparity"]
 
 _FOLD_COLUMNS = [
     "grouping", "group_a", "group_b", "metric", "k", "n_pairs", "mean_a", "mean_b", "estimate", "ci_low",
-    "ci_high", "statistic_paper_formula", "pvalue_paper_formula", "statistic_pooled", "pvalue_pooled",
+    "ci_high", "statistic_pooled", "pvalue_pooled",
     "statistic_paired", "pvalue_paired", "statistic_corrected", "df_corrected", "pvalue_corrected",
     "significant_corrected", "alternative", "alpha", "note", "equivalence_pvalue", "equivalence_ci_low",
     "equivalence_ci_high", "margin_low", "margin_high", "mde",
@@ -34,14 +34,14 @@ _FOLD_COLUMNS = [
 
 @dataclass(frozen=True, eq=False)
 class FoldDisparityResult(Result):
-    """Per-fold group metrics of two groups compared with paper B's formula and three proper t-tests.
+    """Per-fold group metrics of two groups compared with three t-tests (pooled, paired, corrected).
 
     Attributes
     ----------
     table : pandas.DataFrame
         One row per metric: ``grouping, group_a, group_b, metric, k, n_pairs, mean_a, mean_b, estimate``
         (mean within-fold difference a - b), ``ci_low, ci_high`` (from the corrected resampled t),
-        ``statistic_paper_formula, pvalue_paper_formula, statistic_pooled, pvalue_pooled, statistic_paired,
+        ``statistic_pooled, pvalue_pooled, statistic_paired,
         pvalue_paired, statistic_corrected, df_corrected, pvalue_corrected, significant_corrected,
         alternative, alpha, note``, and the equivalence test on the same corrected variance
         (:func:`fairstats.equivalence.fold_equivalence`): ``equivalence_pvalue, equivalence_ci_low,
@@ -204,8 +204,6 @@ def fold_disparity(
                 "estimate": res.mean_difference,
                 "ci_low": res.mean_difference - half,
                 "ci_high": res.mean_difference + half,
-                "statistic_paper_formula": res.statistic_paper_formula,
-                "pvalue_paper_formula": res.pvalue_paper_formula,
                 "statistic_pooled": res.statistic_pooled,
                 "pvalue_pooled": res.pvalue_pooled,
                 "statistic_paired": res.statistic_paired,

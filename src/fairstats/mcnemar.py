@@ -3,25 +3,12 @@
 Used for causal discrimination (original vs race-flipped prediction, paper B II-N) and fairness through
 awareness (own prediction vs nearest other-race neighbour's prediction, II-O).
 
-Reading of the paper's Eq. 3 and Table XX
------------------------------------------
-Eq. 3 prints ``2·Σ_{i=0}^{k} C(n,i) 0.5^n − C(n,k) 0.5^n`` with n the number of discordant pairs and k "the
-number of discordant pairs where the original prediction is 1 and the counterfactual prediction is 0". Taken
-literally this exceeds 1 whenever k > n/2; it is the two-sided mid-p only when k is the *smaller* of the two
-discordant counts, which is what :func:`mcnemar_midp` uses. Table XX's ``K`` is the printed cell
-[row 0, column 1] of Tables XVI–XIX (e.g. LR unprotected: K = 13, N − K = 15). Those tables put the original
-prediction (X) in the *columns* and the counterfactual (Y) in the rows: their column totals equal the authors'
-per-fold counts of each prediction (LDA, XGBoost) and agree between the causal and the neighbour tables, the
-row totals do neither (:mod:`compendium.authors`). So K counts (original 1, counterfactual 0) pairs, as the
-text says. Two-sided p-values do not depend on which discordant count is called K.
-
-Table XX's printed p-values (13/15 → 0.78, 27/14 → 0.0516, 136/153 → 0.332, 208/184 → 0.236) are reproduced
-by ``2·cdf(m) − 0.5·pmf(m)`` with m = min(K, N − K) (0.7808, 0.05157, 0.3324, 0.2357;
-:func:`mcnemar_midp_as_published`), *not* by the mid-p ``2·cdf(m) − pmf(m)`` (0.7111, 0.04356, 0.3181,
-0.2260), nor by either formula with m = K as printed (> 1 for 27/14 and 208/184). ``2·cdf − 0.5·pmf`` is
-half-way between the exact McNemar p (``2·cdf``) and the mid-p; it is not a recognised test. The LR
-protected row (27/14) is the one whose verdict at α = 0.05 changes: mid-p 0.0436 < 0.05 (significant) vs
-printed 0.0516 (not). Table XXV's printed values (0.0005, 0, 0.001) round the same under both formulas.
+Reading of Eq. 3
+----------------
+Paper B's Eq. 3 prints ``2·Σ_{i=0}^{k} C(n,i) 0.5^n − C(n,k) 0.5^n`` with n the number of discordant pairs;
+it is the two-sided mid-p (Fagerland et al., 2013) when k is the *smaller* of the two discordant counts,
+which is what :func:`mcnemar_midp` uses. Two-sided p-values do not depend on which discordant count is
+called b.
 """
 
 from __future__ import annotations
@@ -38,7 +25,6 @@ from fairstats._result import Result
 __all__ = [
     "McNemarResult",
     "mcnemar_midp",
-    "mcnemar_midp_as_published",
     "mcnemar_midp_table",
     "paired_table",
 ]
@@ -55,9 +41,9 @@ class McNemarResult(Result):
     statistic : int
         k, the count entering the binomial sum: ``min(b, c)`` for ``"two-sided"``, ``b`` for one-sided tests.
     b : int
-        Discordant pairs (first = 0, second = 1): cell [0, 1] of :func:`paired_table`; Table XX's ``K``.
+        Discordant pairs (first = 0, second = 1): cell [0, 1] of :func:`paired_table`.
     c : int
-        Discordant pairs (first = 1, second = 0): cell [1, 0]; Table XX's ``N − K``.
+        Discordant pairs (first = 1, second = 0): cell [1, 0].
     n : int
         Number of discordant pairs, ``b + c``.
     pvalue : float
@@ -65,7 +51,7 @@ class McNemarResult(Result):
     alternative : str
         ``"two-sided"``, ``"less"`` (fewer (0, 1) than (1, 0) pairs) or ``"greater"``.
     method : str
-        ``"mid-p"`` or ``"as-published"`` (the NIJ paper's Table XX formula).
+        The formula of ``pvalue``: ``"mid-p"`` for :func:`mcnemar_midp` and :func:`mcnemar_midp_table`.
     """
 
     statistic: int
@@ -136,7 +122,7 @@ def mcnemar_midp(b: int, c: int, *, alternative: str = "two-sided") -> McNemarRe
 
     References
     ----------
-    Paper B (significant-fairness-violations-nij), Eq. 3 and Tables XX, XXV.
+    Paper B (significant-fairness-violations-nij), Eq. 3 (the test it applies in Sections II-N and II-O).
     M. W. Fagerland, S. Lydersen, P. Laake, "The McNemar test for binary matched-pairs data: mid-p and
     asymptotic are better than exact conditional", BMC Medical Research Methodology 13:91 (2013).
 
@@ -158,58 +144,6 @@ def mcnemar_midp(b: int, c: int, *, alternative: str = "two-sided") -> McNemarRe
         k = b
         p = binom.sf(k, n, 0.5) + 0.5 * binom.pmf(k, n, 0.5)
     return McNemarResult(statistic=k, b=b, c=c, n=n, pvalue=float(p), alternative=alternative, method="mid-p")
-
-
-def mcnemar_midp_as_published(b: int, c: int) -> McNemarResult:
-    """The p-value as the NIJ paper printed it in Tables XX/XXV: ``2·cdf(m) − 0.5·pmf(m)``, m = min(b, c).
-
-    This is **the paper's erroneous formula**, kept so that the battery can show the printed numbers next
-    to the correct mid-p (:func:`mcnemar_midp`). It is not a valid test: it lies half-way between the exact
-    McNemar p-value and the mid-p.
-
-    Parameters
-    ----------
-    b, c : int
-        Discordant counts, cells [0, 1] and [1, 0] of the paired table (Table XX's ``K`` and ``N − K``).
-
-    Returns
-    -------
-    McNemarResult
-        ``statistic = min(b, c)``, ``alternative="two-sided"``, ``method="as-published"``; ``pvalue`` is not
-        capped at 1 (it can exceed 1 only when b = c).
-
-    Raises
-    ------
-    ValueError, TypeError
-        As :func:`mcnemar_midp`.
-
-    Notes
-    -----
-    .. math::
-
-        p_{\\text{printed}} = 2 P(X \\le m) - \\tfrac12 P(X = m),\\quad X \\sim \\mathrm{Bin}(b + c, 1/2).
-
-    It reproduces every printed p of Table XX at the printed precision: 13/15 → 0.7808 ("0.78"),
-    27/14 → 0.05157 ("0.0516"), 136/153 → 0.3324 ("0.332"), 208/184 → 0.2357 ("0.236"); the correct mid-p
-    gives 0.7111, 0.04356, 0.3181, 0.2260 and does not. With m = K as printed instead of min(K, N − K) the
-    formula gives 1.964 and 1.784 for 27/14 and 208/184, so the authors used the smaller count.
-
-    References
-    ----------
-    Paper B, Eq. 3 (which prints ``− C(n,k)0.5^n``, i.e. the mid-p) and Table XX (computed otherwise).
-
-    Examples
-    --------
-    >>> round(mcnemar_midp_as_published(27, 14).pvalue, 4)
-    0.0516
-    """
-    b, c = _mcnemar_iv(b, c, "two-sided")
-    n = b + c
-    k = min(b, c)
-    p = 2.0 * binom.cdf(k, n, 0.5) - 0.5 * binom.pmf(k, n, 0.5)
-    return McNemarResult(
-        statistic=k, b=b, c=c, n=n, pvalue=float(p), alternative="two-sided", method="as-published"
-    )
 
 
 def paired_table(
@@ -235,7 +169,7 @@ def paired_table(
     -------
     pandas.DataFrame
         2×2 integer counts, index ``labels`` named ``names[0]``, columns ``labels`` named ``names[1]``.
-        Cell [0, 1] (``a = labels[0]``, ``b = labels[1]``) is McNemar's ``b`` and Table XX's ``K``.
+        Cell [0, 1] (``a = labels[0]``, ``b = labels[1]``) is McNemar's ``b``.
 
     Raises
     ------
@@ -279,7 +213,7 @@ def mcnemar_midp_table(table: object, *, alternative: str = "two-sided") -> McNe
     Parameters
     ----------
     table : pandas.DataFrame or array-like, shape (2, 2)
-        E.g. the output of :func:`paired_table` or a printed Table XVI–XXIV block.
+        E.g. the output of :func:`paired_table` or a published paired 2×2 table.
     alternative : {"two-sided", "less", "greater"}
         As in :func:`mcnemar_midp`.
 

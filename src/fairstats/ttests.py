@@ -1,14 +1,8 @@
 r"""Fold-based t-tests: is a metric's mean over cross-validation folds different between two groups?
 
-Paper B computes a metric (positive prediction rate, TPR, ...) per group in each of K test folds and compares
-the two groups' K values with a two-sample t-test. :func:`fold_ttest` reports four statistics for the same
-data, so that the paper's verdicts can be set beside correct ones:
+A metric (positive prediction rate, TPR, ...) computed per group in each of K test folds gives two aligned
+series of K values. :func:`fold_ttest` reports three statistics for the same data:
 
-``paper_formula``
-    The statistic printed in paper B, :math:`t = (\bar x_1 - \bar x_2) / (s_p (1/K + 1/K))` -- the pooled
-    two-sample t **without** the square root over :math:`1/K + 1/K`, hence :math:`\sqrt{K/2}` times the
-    pooled t (11.2 times for K = 250) -- with its p-value from Student's t on :math:`2K - 2` df, as the paper
-    does.
 ``pooled``
     The ordinary pooled (equal-variance) two-sample t, :func:`scipy.stats.ttest_ind`. It treats the folds as
     independent samples, which they are not: the two groups' values in one fold come from the same model.
@@ -35,11 +29,10 @@ __all__ = ["ALTERNATIVES", "FOLD_TESTS", "FoldTTestResult", "fold_ttest"]
 #: Accepted values of ``alternative`` (scipy's vocabulary; the hypothesis is about mean(a) - mean(b)).
 ALTERNATIVES = ("two-sided", "less", "greater")
 
-#: The four statistics of :class:`FoldTTestResult`, in the order of :meth:`FoldTTestResult.to_frame`.
-FOLD_TESTS = ("paper_formula", "pooled", "paired", "corrected")
+#: The three statistics of :class:`FoldTTestResult`, in the order of :meth:`FoldTTestResult.to_frame`.
+FOLD_TESTS = ("pooled", "paired", "corrected")
 
 _LABELS = {
-    "paper_formula": "paper B's formula: pooled t without the square root, 2K-2 df",
     "pooled": "pooled two-sample t (scipy.stats.ttest_ind, equal_var=True)",
     "paired": "paired t within fold (scipy.stats.ttest_rel)",
     "corrected": "corrected resampled t (Nadeau & Bengio 2003, K-fold form)",
@@ -48,7 +41,7 @@ _LABELS = {
 
 @dataclass(frozen=True)
 class FoldTTestResult(Result):
-    r"""Four t-tests of the same per-fold values of two groups.
+    r"""Three t-tests of the same per-fold values of two groups.
 
     Attributes
     ----------
@@ -59,7 +52,7 @@ class FoldTTestResult(Result):
     k : int
         Number of folds given (length of ``a`` and ``b``, NaN included).
     n_a, n_b : int
-        Non-NaN values of ``a`` and of ``b`` (used by ``paper_formula`` and ``pooled``).
+        Non-NaN values of ``a`` and of ``b`` (used by ``pooled``).
     n_pairs : int
         Folds where both values are non-NaN (used by ``paired`` and ``corrected``).
     test_train_ratio : float
@@ -67,11 +60,9 @@ class FoldTTestResult(Result):
     mean_a, mean_b : float
         Means of the non-NaN values of ``a`` and of ``b``.
     estimate : float
-        ``mean_a - mean_b`` (what ``paper_formula`` and ``pooled`` test).
+        ``mean_a - mean_b`` (what ``pooled`` tests).
     mean_difference : float
         Mean of ``a - b`` over the complete pairs (what ``paired`` and ``corrected`` test).
-    statistic_paper_formula, df_paper_formula, pvalue_paper_formula, significant_paper_formula
-        Paper B's statistic, its df :math:`n_a + n_b - 2`, p-value and verdict (``pvalue < alpha``).
     statistic_pooled, df_pooled, pvalue_pooled, significant_pooled
         Pooled two-sample t (:func:`scipy.stats.ttest_ind` with ``equal_var=True``).
     statistic_paired, df_paired, pvalue_paired, significant_paired
@@ -91,10 +82,6 @@ class FoldTTestResult(Result):
     mean_b: float
     estimate: float
     mean_difference: float
-    statistic_paper_formula: float
-    df_paper_formula: float
-    pvalue_paper_formula: float
-    significant_paper_formula: bool
     statistic_pooled: float
     df_pooled: float
     pvalue_pooled: float
@@ -109,7 +96,7 @@ class FoldTTestResult(Result):
     significant_corrected: bool
 
     def to_frame(self) -> pd.DataFrame:
-        """Return one row per test (``paper_formula, pooled, paired, corrected``).
+        """Return one row per test (``pooled, paired, corrected``).
 
         Columns: ``test, label, statistic, df, pvalue, significant, n, estimate, alternative, alpha``;
         ``n`` is the number of values the test used (``n_a + n_b`` or ``n_pairs``) and ``estimate`` the
@@ -117,7 +104,7 @@ class FoldTTestResult(Result):
         """
         rows = []
         for test in FOLD_TESTS:
-            two_sample = test in ("paper_formula", "pooled")
+            two_sample = test == "pooled"
             rows.append(
                 {
                     "test": test,
@@ -217,7 +204,7 @@ def fold_ttest(
     alpha: float = 0.05,
     test_train_ratio: float | None = None,
 ) -> FoldTTestResult:
-    r"""Compare two groups' per-fold metric values with paper B's formula and three proper t-tests.
+    r"""Compare two groups' per-fold metric values with three t-tests: pooled, paired and corrected.
 
     Parameters
     ----------
@@ -251,17 +238,9 @@ def fold_ttest(
 
     Notes
     -----
-    NaN handling: ``paper_formula`` and ``pooled`` drop NaN per group (``n_a``, ``n_b`` values);
+    NaN handling: ``pooled`` drops NaN per group (``n_a``, ``n_b`` values);
     ``paired`` and ``corrected`` drop every fold where either value is NaN (``n_pairs`` folds). The counts
     are reported in the result; nothing is dropped silently.
-
-    With :math:`s_p^2 = ((n_a-1)s_a^2 + (n_b-1)s_b^2)/(n_a+n_b-2)`, paper B's statistic is
-
-    .. math:: t_{paper} = \frac{\bar a - \bar b}{s_p (1/n_a + 1/n_b)}, \qquad df = n_a + n_b - 2,
-
-    i.e. :math:`t_{paper} = t_{pooled} / \sqrt{1/n_a + 1/n_b}`, which is :math:`\sqrt{K/2}\, t_{pooled}`
-    for :math:`n_a = n_b = K` (the square root over :math:`1/n_a + 1/n_b` is missing). It is hand-written
-    here because no library computes this wrong statistic.
 
     With :math:`d_i = a_i - b_i` over the J complete pairs, :math:`\bar d` and :math:`s_d^2` their mean and
     variance (ddof 1) and :math:`r` = ``test_train_ratio``, the corrected resampled t is
@@ -277,18 +256,16 @@ def fold_ttest(
 
     References
     ----------
-    .. [1] Paper B, "Detecting Statistically Significant Fairness Violations in Recidivism Forecasting
-       Algorithms", Sections II-B to II-I (Tables II-XI): the two-sample t with :math:`(1/250 + 1/250)`.
-    .. [2] C. Nadeau and Y. Bengio, "Inference for the Generalization Error", Machine Learning 52(3):239-281,
+    .. [1] C. Nadeau and Y. Bengio, "Inference for the Generalization Error", Machine Learning 52(3):239-281,
        2003.
-    .. [3] R. R. Bouckaert and E. Frank, "Evaluating the Replicability of Significance Tests for Comparing
+    .. [2] R. R. Bouckaert and E. Frank, "Evaluating the Replicability of Significance Tests for Comparing
        Learning Algorithms", PAKDD 2004, LNCS 3056, pp. 3-12.
 
     Examples
     --------
     >>> res = fold_ttest([0.6, 0.7, 0.65, 0.62], [0.55, 0.6, 0.61, 0.6], alternative="greater")
-    >>> round(res.statistic_paper_formula / res.statistic_pooled, 6) == round((4 / 2) ** 0.5, 6)
-    True
+    >>> res.n_pairs, res.df_paired, res.significant_corrected
+    (4, 3.0, False)
     """
     a, b, a_ok, b_ok, pair_ok, ratio = _fold_ttest_iv(a, b, alternative, alpha, test_train_ratio)
     k = a.shape[0]
@@ -298,9 +275,6 @@ def fold_ttest(
     estimate = mean_a - mean_b
 
     pooled = stats.ttest_ind(xa, xb, equal_var=True, alternative=alternative)
-    df_two = float(n_a + n_b - 2)
-    sp = np.sqrt(((n_a - 1) * xa.var(ddof=1) + (n_b - 1) * xb.var(ddof=1)) / df_two)
-    t_paper = _ratio(estimate, sp * (1.0 / n_a + 1.0 / n_b))
 
     pa, pb = a[pair_ok], b[pair_ok]
     n_pairs = pa.size
@@ -310,7 +284,6 @@ def fold_ttest(
     t_corr = _ratio(mean_d, np.sqrt((1.0 / n_pairs + ratio) * d.var(ddof=1)))
     df_pairs = float(n_pairs - 1)
 
-    p_paper = _t_pvalue(t_paper, df_two, alternative)
     p_pooled = float(pooled.pvalue)
     p_paired = float(paired.pvalue)
     p_corr = _t_pvalue(t_corr, df_pairs, alternative)
@@ -326,10 +299,6 @@ def fold_ttest(
         mean_b=mean_b,
         estimate=estimate,
         mean_difference=mean_d,
-        statistic_paper_formula=t_paper,
-        df_paper_formula=df_two,
-        pvalue_paper_formula=p_paper,
-        significant_paper_formula=bool(p_paper < alpha),
         statistic_pooled=float(pooled.statistic),
         df_pooled=float(pooled.df),
         pvalue_pooled=p_pooled,

@@ -9,13 +9,14 @@ from repo_paths import ROOT
 from scipy import stats
 from scipy.spatial.distance import cdist
 
+from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import authors_battery
 from compendium.paper_b.battery import battery_tables, run_battery
 from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, BATTERY_COLUMNS, EXTRA_COLUMNS, align_battery
 from compendium.paper_b.battery_pvr import fold_agreement, published_vs_reproduced_rerun
 from compendium.publish.published import PVR_COLUMNS
 from fairstats.calibration import calibration_independence_test, calibration_test, well_calibration_test
-from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
+from fairstats.mcnemar import mcnemar_midp
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::fairstats.calibration.EmptyBinWarning",

@@ -188,7 +188,8 @@ def test_awareness_table_and_mcnemar():
     frame = r.to_frame()
     assert frame["group"].tolist() == ["A", "B"]
     assert frame[["n01", "n10"]].to_numpy().tolist() == [[2, 2], [1, 2]]
-    assert frame.loc[1, "pvalue_as_published"] == pytest.approx(2 * 0.5 - 0.5 * 3 / 8)
+    assert frame.loc[1, "pvalue"] == pytest.approx(5 / 8)
+    assert list(frame.columns) == ["group", "n", "n00", "n01", "n10", "n11", "b", "c", "statistic", "pvalue"]
 
 
 def test_awareness_test_reuses_neighbours_for_several_models(small):

@@ -32,9 +32,7 @@ def test_fold_disparity_interval_is_the_corrected_t_inverted():
     assert table.loc["ppr", "ci_high"] == pytest.approx(d.mean() + half, rel=1e-12)
     ref = fold_ttest(a, b)
     assert table.loc["ppr", "pvalue_corrected"] == pytest.approx(ref.pvalue_corrected, rel=1e-12)
-    assert table.loc["ppr", "statistic_paper_formula"] == pytest.approx(
-        ref.statistic_paper_formula, rel=1e-12
-    )
+    assert table.loc["ppr", "statistic_pooled"] == pytest.approx(ref.statistic_pooled, rel=1e-12)
     assert set(res.per_fold["metric"]) == {"ppr", "fpr"} and len(res.per_fold) == 16
 
 

@@ -37,7 +37,6 @@ from fairstats.auditing.folder import MANIFEST, WORK_MARKER
 from fairstats.auditing.report import markdown_code, markdown_text
 from fairstats.confusion import equal_confusion_test
 from fairstats.groups import group_labels
-from fairstats.multiplicity import verdict_table
 
 FAST = ["--y-true", "y", "--y-pred", "p", "--n-resamples", "99"]
 
@@ -540,44 +539,6 @@ def test_figure_names_are_unique_per_grouping(tmp_path, capsys):
     assert len(residual_figures) == len(names) + 1  # each column and their intersection
     assert all(len(n) < 80 for n in residual_figures)
     assert "residuals_a_b.png" in residual_figures
-
-
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        ([True, False, True], ["violation survives", "no violation (as the paper)", "violation survives"]),
-        (
-            ["yes", "No", " TRUE "],
-            ["violation survives", "no violation (as the paper)", "violation survives"],
-        ),
-        (["1", "0", 1.0], ["violation survives", "no violation (as the paper)", "violation survives"]),
-        ([1, 0, "1.0"], ["violation survives", "no violation (as the paper)", "violation survives"]),
-    ],
-)
-def test_verdict_table_accepts_the_documented_spellings(values, expected):
-    battery = pd.DataFrame(
-        {
-            "model": "lr",
-            "test": ["a", "b", "c"],
-            "pvalue_corrected": [0.001, 0.2, 0.002],
-            "significant_paper": values,
-        }
-    )
-    assert verdict_table(battery, pvalue="pvalue_corrected")["verdict"].tolist() == expected
-
-
-@pytest.mark.parametrize("bad", ["maybe", 2, np.nan, None, "", 0.5])
-def test_verdict_table_refuses_other_spellings(bad):
-    battery = pd.DataFrame(
-        {
-            "model": "lr",
-            "test": ["a", "b"],
-            "pvalue_corrected": [0.001, 0.2],
-            "significant_paper": [True, bad],
-        }
-    )
-    with pytest.raises(ValueError, match=r"`battery` column 'significant_paper', row 1: .* is not a verdict"):
-        verdict_table(battery, pvalue="pvalue_corrected")
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""fairstats.multiplicity: Holm / Benjamini-Hochberg adjustment of a battery, verdict tables."""
+"""fairstats.multiplicity: Holm / Benjamini-Hochberg adjustment of a battery (verdicts: tests/compendium)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from fairstats.multiplicity import adjust_pvalues, verdict_table
+from fairstats.multiplicity import adjust_pvalues
 
 # --------------------------------------------------------------------------------------------------------
 # adjust_pvalues
@@ -79,74 +79,6 @@ def test_adjust_leaves_missing_pvalues_out_and_coalesces():
 def test_adjust_refuses_bad_input(kwargs, table, match):
     with pytest.raises(ValueError, match=match):
         adjust_pvalues(table, **kwargs)
-
-
-# --------------------------------------------------------------------------------------------------------
-# verdict_table
-# --------------------------------------------------------------------------------------------------------
-
-
-def test_verdicts_cover_every_case():
-    battery = pd.DataFrame(
-        {
-            "model": "m",
-            "test": [
-                "survives",
-                "bh_only",
-                "bh_only",
-                "lost_mult",
-                "lost_t",
-                "missed",
-                "none",
-                "two",
-                "two",
-                "nop",
-            ],
-            "alpha": [0.05] * 7 + [0.025, 0.025, 0.05],
-            "pvalue_corrected": [1e-6, 0.012, 0.012, 0.045, 0.2, 1e-7, 0.7, 0.03, 0.012, np.nan],
-            "significant_paper": [True, True, True, True, True, False, False, "True", "False", True],
-        }
-    )
-    v = verdict_table(battery, pvalue="pvalue_corrected")
-    verdicts = dict(zip(v["test"], v["verdict"], strict=True))
-    assert verdicts == {
-        "survives": "violation survives",
-        "bh_only": "survives FDR (BH) only",
-        "lost_mult": "lost under multiplicity control",
-        "lost_t": "lost under the corrected t",
-        "missed": "violation the paper did not report",
-        "none": "no violation (as the paper)",
-        "two": "survives FDR (BH) only",
-        "nop": "no p-value",
-    }
-    two = v.set_index("test").loc["two"]
-    # the 0.03 row is not significant at its Bonferroni level 0.025, the 0.012 row is: "any" of the two
-    assert two["n_tests"] == 2 and bool(two["corrected"]) and bool(two["paper"])
-    adjusted = adjust_pvalues(battery, method="holm", pvalue="pvalue_corrected")
-    assert two["pvalue_holm_min"] == pytest.approx(
-        adjusted.loc[battery["test"] == "two", "pvalue_holm"].min()
-    )
-    assert list(v["test"]) == list(dict.fromkeys(battery["test"]))  # battery order kept
-
-
-def test_verdicts_per_model_family_are_less_strict():
-    battery = pd.DataFrame(
-        {
-            "model": np.repeat(["a", "b"], 5),
-            "test": [f"t{i}" for i in range(5)] * 2,
-            "pvalue_corrected": [0.006, 0.5, 0.6, 0.7, 0.8] * 2,
-            "significant_paper": True,
-        }
-    )
-    overall = verdict_table(battery, pvalue="pvalue_corrected")  # m = 10: 0.006 * 10 = 0.06
-    per_model = verdict_table(battery, pvalue="pvalue_corrected", family="model")  # m = 5: 0.006 * 5 = 0.03
-    assert not overall["holm"].any()
-    assert per_model.loc[per_model["test"] == "t0", "holm"].all()
-
-
-def test_verdict_table_needs_its_columns():
-    with pytest.raises(ValueError, match="significant_paper"):
-        verdict_table(BATTERY.rename(columns={"pvalue": "pvalue_corrected"}))
 
 
 def test_a_repeated_hypothesis_enters_the_family_once():

@@ -14,9 +14,11 @@ import fairstats
 
 LIBRARY = ROOT / "src" / "fairstats"
 
-# Paper-specific helpers that once were in the fairstats namespace (issue 13); they live in compendium now.
+# Paper-specific helpers that once were in the fairstats namespace (issue 13; the last three issue 24); they
+# live in compendium now (compendium.paper_b.as_published, compendium.paper_b.verdicts).
 PAPER_HELPERS = {"authors_battery", "read_published_b", "published_vs_reproduced_rerun", "battery_tables",
-                 "load_preset", "filter_compas", "build_site", "fit_predict_folds"}
+                 "load_preset", "filter_compas", "build_site", "fit_predict_folds",
+                 "mcnemar_midp_as_published", "verdict_table", "fold_ttest_as_published"}
 # Modules `import fairstats` must not load: plotting, the report, parquet, models, workflow, notebooks.
 HEAVY = {"matplotlib", "seaborn", "pyarrow", "jinja2", "mistune", "sklearn", "xgboost", "snakemake",
          "papermill", "nbconvert", "IPython", "jupyter_client", "compendium", "duckdb", "narwhals", "pyspark"}

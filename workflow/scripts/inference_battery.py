@@ -1,5 +1,6 @@
 """Multiplicity control over paper B's battery: Holm and Benjamini-Hochberg adjusted p-values (per model and
-over the whole battery) and the verdict tables. Thin adapter over fairstats.multiplicity.
+over the whole battery) and the verdict tables. Thin adapter over fairstats.multiplicity and
+compendium.paper_b.verdicts.
 
 The correct p-value of each row is the one behind the battery's ``significant_corrected``: the corrected
 resampled t (t rows), the McNemar mid-p (``pvalue`` of the causal discrimination and awareness rows), the
@@ -16,7 +17,8 @@ import logging
 import numpy as np
 import pandas as pd
 
-from fairstats.multiplicity import adjust_pvalues, verdict_table
+from compendium.paper_b.verdicts import verdict_table
+from fairstats.multiplicity import adjust_pvalues
 from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821

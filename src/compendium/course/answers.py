@@ -137,10 +137,11 @@ ANSWERS: dict[str, Number | Proportion | Choice] = {
     "6.2": Choice("a", {"b": "with the variance the factor would vary with the spread of the data",
                         "c": "the paired t of these data is 3.93, not 31.76",
                         "d": "degrees of freedom change the p-value, not the statistic"},
-                  source="fairstats.fold_ttest Notes: t_paper = sqrt(K/2) t_pooled"),
+                  source="compendium.paper_b.as_published.fold_ttest_as_published Notes: "
+                         "t_paper = sqrt(K/2) t_pooled"),
     "6.3": Number(31.75649868021885, rtol=1e-6,
                   hint="(mean W - mean B) / (s_p (1/K + 1/K)), s_p from the two variances with ddof=1",
-                  source="paper B Table II prints 31.76; fairstats.fold_ttest statistic_paper_formula"),
+                  source="paper B Table II prints 31.76; fold_ttest_as_published statistic_paper_formula"),
     "6.4": Number(1.4142135623730951, rtol=1e-3,
                   hint="V = np.cov(np.vstack([x, y]), rowvar=False); d = sqrt(e @ pinv(V) @ e), e = x - y",
                   source="compendium.paper_b.authors_awareness (d^2 = 2 for every pair of distinct vectors)"),

@@ -13,6 +13,10 @@ refits and nearest-neighbour search, as they ran them), :mod:`~compendium.paper_
 (readings of the equations, declared before they are run), :mod:`~compendium.paper_b.authors_procedure_pvr`
 (those numbers beside the printed ones).
 
+What the paper printed but got wrong: :mod:`~compendium.paper_b.as_published` (its fold t and its Table XX
+McNemar formula, beside the library's correct tests) and :mod:`~compendium.paper_b.verdicts` (its verdicts
+beside the corrected t, Holm and BH).
+
 Beyond the paper's verdicts: :mod:`~compendium.paper_b.directions` (which way a violation points) and
 :mod:`~compendium.paper_b.three_way` (violation, equivalence or no answer).
 """

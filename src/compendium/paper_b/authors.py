@@ -18,8 +18,9 @@ The authors of paper B committed, beside their code, the per-fold results behind
     Per fold, the count of prediction 1 (``Recidivism``) and 0 (``No Recidivism``) per model and race: the
     group sizes (10,949 White and 14,801 Black over the 250 folds) and the column totals of Tables XVI-XXIV.
 
-The printed test statistics of Tables II-X are :func:`fairstats.ttests.fold_ttest`'s ``paper_formula``: the
-pooled t without the square root, :math:`(\bar x_W - \bar x_B)/(s_p (1/250 + 1/250))`, p from t on 498 df,
+The printed test statistics of Tables II-X are the ``paper_formula`` of
+:func:`~compendium.paper_b.as_published.fold_ttest_as_published`: the pooled t without the square root,
+:math:`(\bar x_W - \bar x_B)/(s_p (1/250 + 1/250))`, p from t on 498 df,
 the statistic always White minus Black; the printed disparity is White - Black for right-tailed tests,
 Black - White for left-tailed ones and the absolute difference for the two-sided test (Table X).
 
@@ -41,9 +42,9 @@ import numpy as np
 import pandas as pd
 
 from compendium._checks import require_table
+from compendium.paper_b.as_published import fold_ttest_as_published, mcnemar_midp_as_published
 from compendium.publish.published import PVR_COLUMNS, matches_printed
-from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
-from fairstats.ttests import fold_ttest
+from fairstats.mcnemar import mcnemar_midp
 
 __all__ = [
     "AUTHORS_FILES",
@@ -324,7 +325,9 @@ def fold_ttest_rows(
     alpha: float,
     source: str,
 ) -> list[dict[str, object]]:
-    """One battery row per (test, model): :func:`fairstats.ttests.fold_ttest` of White vs Black per fold.
+    """One battery row per (test, model): White vs Black per fold, paper B's t beside correct ones.
+
+    Each row from :func:`~compendium.paper_b.as_published.fold_ttest_as_published`.
 
     ``fold_metrics`` is tidy (``model, metric, fold, group, value``, groups ``White``/``Black``); each test
     runs at ``alpha / n_tests`` (Bonferroni for the two-metric definitions). Shared by the authors' battery
@@ -336,7 +339,7 @@ def fold_ttest_rows(
         level = alpha / spec.n_tests
         for model in models:
             sub = wide.loc[(model, spec.metric)].sort_index()
-            res = fold_ttest(
+            res = fold_ttest_as_published(
                 sub["White"].to_numpy(), sub["Black"].to_numpy(), alternative=spec.alternative, alpha=level
             )
             rows.append(
@@ -403,7 +406,8 @@ def authors_battery(raw_dir: str | os.PathLike, *, alpha: float = 0.05) -> pd.Da
     Notes
     -----
     Every statistic is oriented White minus Black and tested with the paper's tail; see
-    :func:`fairstats.ttests.fold_ttest` for the four statistics. The paper's own verdict is
+    :func:`~compendium.paper_b.as_published.fold_ttest_as_published` for the four
+    statistics. The paper's own verdict is
     ``pvalue_paper_formula < alpha``.
 
     References
@@ -658,7 +662,8 @@ def published_vs_reproduced_authors(
     ``disparity``, ``statistic_paper_formula`` and ``pvalue_paper_formula``. Table XX/XXV p-values:
     the mid-p of the paper's Eq. 3 (:func:`fairstats.mcnemar.mcnemar_midp`) from the printed K and N-K; the
     note gives the value of the formula the authors actually used
-    (:func:`fairstats.mcnemar.mcnemar_midp_as_published`). Numbers are compared at the printed precision
+    (:func:`compendium.paper_b.as_published.mcnemar_midp_as_published`).
+    Numbers are compared at the printed precision
     (:func:`fairstats.reporting.matches_at_printed_precision`); printed p-values ``~0``, ``~1``, ``0`` and
     ``1`` by :func:`matches_printed_pvalue` (ours rounds to 0 or 1 at three decimals).
     """

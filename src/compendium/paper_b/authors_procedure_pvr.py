@@ -2,9 +2,9 @@
 authors' own procedures.
 
 * XVI-XX: the authors' causal-discrimination refits (:mod:`compendium.paper_b.authors_procedure`) through
-  :func:`compendium.paper_b.battery.causal_discrimination_tables` (counts, K, N - K; p-values by the library's
-  :func:`fairstats.mcnemar.mcnemar_midp_as_published`, the formula behind the printed ones, with the mid-p of
-  Eq. 3 in the note).
+  :func:`compendium.paper_b.battery.causal_discrimination_tables` (counts, K, N - K; p-values by
+  :func:`~compendium.paper_b.as_published.mcnemar_midp_as_published`, the formula behind the printed ones,
+  with the mid-p of Eq. 3 in the note).
 * XXI-XXV: the neighbour of the authors' search is decided by rounding
   (:mod:`compendium.paper_b.authors_awareness`), so no procedure regenerates the printed counts;
   ``reproduced`` is the mean of the seeded Monte Carlo with a uniformly random other-race neighbour of the
@@ -18,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import MODELS, read_published_b
 from compendium.paper_b.printed_readings import READING_MODELS, nearest_reading
 from compendium.publish.published import PVR_COLUMNS, matches_printed
-from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
+from fairstats.mcnemar import mcnemar_midp
 
 __all__ = ["SOURCE", "TABLE_I_AGREEMENT", "published_vs_reproduced_authors_procedure"]
 

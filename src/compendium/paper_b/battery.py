@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from compendium._checks import require_table
+from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import MODELS, PAPER_B_TESTS, fold_ttest_rows
 from compendium.paper_b.battery_layout import (
     BATTERY_COLUMNS,
@@ -66,7 +67,7 @@ from fairstats.calibration import (
     score_bins,
     well_calibration_test,
 )
-from fairstats.mcnemar import mcnemar_midp, mcnemar_midp_as_published
+from fairstats.mcnemar import mcnemar_midp
 from fairstats.metrics import group_metrics
 
 __all__ = [
@@ -488,8 +489,9 @@ def battery_tables(
     -----
     Fold-based tests (Tables II-XI, XIV, XV): per fold and race the metric of
     :func:`fairstats.metrics.group_metrics` (NaN where undefined, e.g. FN/FP in a fold without a false
-    positive; ``n_white``/``n_black`` count the folds used), then :func:`fairstats.ttests.fold_ttest` with
-    a = White, b = Black and the paper's tail. The paper's statistic is
+    positive; ``n_white``/``n_black`` count the folds used), then
+    :func:`~compendium.paper_b.as_published.fold_ttest_as_published` with a = White, b = Black and
+    the paper's tail. The paper's statistic is
     :math:`(\bar a - \bar b)/(s_p(1/K + 1/K))`, the pooled t without the square root; the corrected t is
     :math:`\bar d/\sqrt{(1/K + 1/(K-1))s_d^2}` on K - 1 df.
 

@@ -24,7 +24,7 @@ tests that are not t-tests (left NaN on t rows; the t columns are NaN on their r
     N - K) (``statistic`` = that k; :func:`fairstats.mcnemar.mcnemar_midp`).
 ``pvalue_as_published``
     McNemar rows: the formula Table XX's printed p-values follow, 2·cdf(k) - 0.5·pmf(k)
-    (:func:`fairstats.mcnemar.mcnemar_midp_as_published`).
+    (:func:`compendium.paper_b.as_published.mcnemar_midp_as_published`).
 ``statistic_alternative``, ``df_alternative``, ``pvalue_alternative``
     Calibration row: our sound test of the same hypothesis, per-bin χ² tests of independence of group and
     outcome, summed (:func:`fairstats.calibration.calibration_independence_test`).

@@ -14,6 +14,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import (
     AUTHORS_METRICS,
     MODELS,
@@ -25,7 +26,6 @@ from compendium.paper_b.authors import (
 )
 from compendium.paper_b.battery_layout import COUNT_TABLES, OTHER_PREDICTION, RERUN_TESTS, BatteryTables
 from compendium.publish.published import PVR_COLUMNS, matches_printed
-from fairstats.ttests import fold_ttest
 
 __all__ = ["fold_agreement", "published_vs_reproduced_rerun"]
 
@@ -136,7 +136,7 @@ class _Notes:
         for spec in PAPER_B_TESTS:
             for model in (m for m in MODELS if m in models):
                 sub = wide.loc[(model, spec.metric)].sort_index()
-                res = fold_ttest(
+                res = fold_ttest_as_published(
                     sub["White"].to_numpy(), sub["Black"].to_numpy(), alternative=spec.alternative
                 )
                 self.authors_t[(spec.table, model)] = {

@@ -14,7 +14,8 @@ looking at the printed numbers (:data:`CALIBRATION_READINGS`, :data:`WELL_CALIBR
 Every statistic comes from the library: the χ² of Eq. 1-2 from :func:`fairstats.calibration.calibration_test`
 and :func:`~fairstats.calibration.well_calibration_test` (the reading's bins are handed over as the bin
 midpoints, so the library's unit bins are the reading's bins), the t statistics from
-:func:`fairstats.ttests.fold_ttest` (the paper's formula, left tail, disparity Black - White).
+:func:`~compendium.paper_b.as_published.fold_ttest_as_published` (the paper's formula, left tail,
+disparity Black - White).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import MODELS, read_published_b
 from compendium.publish.published import matches_printed
 from fairstats.calibration import calibration_test, well_calibration_test
-from fairstats.ttests import fold_ttest
 
 __all__ = [
     "BALANCE_READINGS",
@@ -272,7 +273,9 @@ def run_readings(
                 values = {"Chi Squared Test Statistic": stat, "P-Value": pvalue}
             else:
                 wide = _fold_values(p, reading)
-                res = fold_ttest(wide["White"].to_numpy(), wide["Black"].to_numpy(), alternative="less")
+                res = fold_ttest_as_published(
+                    wide["White"].to_numpy(), wide["Black"].to_numpy(), alternative="less"
+                )
                 values = {
                     "Disparity": res.mean_b - res.mean_a,
                     "Test Statistic": res.statistic_paper_formula,
