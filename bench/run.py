@@ -51,6 +51,7 @@ BENCHMARKS: dict[str, str] = {
     "subgroup_search": "bench_search.py",
     "monitor": "bench_monitor.py",
     "score_scale": "bench_score_scale.py",
+    "csv_audit": "bench_csv_audit.py",
 }
 #: Comparisons the issue asks of a benchmark, as (word that must appear in a row's goal, row if missing).
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {
@@ -68,6 +69,10 @@ EXPECTED: dict[str, list[tuple[str, str, str]]] = {
     ],
     "score_scale": [
         ("2x", "score audit from parquet: 10^7 rows vs 10^5 rows", "time per row <= 2x, peak RSS <= 2 GiB"),
+    ],
+    "csv_audit": [
+        ("3x", "audit: CSV 10^6 rows vs pyarrow's read + the fixed cost",
+         "<= 1x (the time within 3x the read plus the fixed cost), memory <= 3x the file"),
     ],
 }
 
