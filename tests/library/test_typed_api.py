@@ -1,6 +1,6 @@
-"""The public API is typed (issue 30, item 4): ``py.typed`` ships, and every function, method and property that
-``fairstats.__all__`` reaches annotates each parameter and its return, with annotations that resolve; every
-dataclass field's type resolves too."""
+"""The public API is typed (issue 30, item 4): ``py.typed`` ships, and every function, method and property
+that ``fairstats.__all__`` reaches annotates each parameter and its return, with annotations that resolve;
+every dataclass field's type resolves too."""
 
 import dataclasses
 import inspect
