@@ -219,16 +219,27 @@ def _csv_frame(raw: bytes, names: list[str], text_columns: Sequence[str], path: 
     return data
 
 
-def _lines(raw: bytes, records: int, *, rows: np.ndarray | None = None) -> RecordLines | None:
-    """Where the records of CSV ``raw`` start, when a quoted line break makes a record span lines (computed
-    when a message first needs it); ``rows``: the record each row of the frame stands for."""
+def _spans(raw: bytes, records: int) -> bool:
+    """Does a record of CSV ``raw`` (``records`` data records) span lines, or a blank line come between?"""
     physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
-    spans = b'"' in raw and physical != records + 1  # equal: no blank line, every record on one line
-    if not spans:
-        return None if rows is None else RecordLines(records=rows)
+    return b'"' in raw and physical != records + 1  # equal: no blank line, every record on one line
+
+
+def _lines(raw: bytes, records: int, *, rows: np.ndarray | None = None) -> RecordLines | None:
+    """Where the records of CSV ``raw`` start (None: record ``i`` on line ``i + 2``); ``rows``: the record
+    each row of the frame stands for. For counted rows the lines are found when a message first needs them
+    (the file's bytes are kept until then, and no line is counted when no message needs one)."""
     if rows is None:
-        return RecordLines.of_text(raw.decode("utf-8", errors="replace"))
-    return RecordLines(lambda: record_starts(raw.decode("utf-8", errors="replace")), records=rows)
+        return RecordLines.of_text(raw.decode("utf-8", errors="replace")) if _spans(raw, records) else None
+    if b'"' not in raw:
+        return RecordLines(records=rows)
+
+    def starts() -> list[int] | None:
+        if not _spans(raw, records):
+            return None
+        return record_starts(raw.decode("utf-8", errors="replace"))
+
+    return RecordLines(starts, records=rows)
 
 
 def _read_csv(path: Path, text_columns: Sequence[str], raw: bytes | None = None) -> pd.DataFrame:
