@@ -37,7 +37,7 @@ BENCH = "csv_audit"
 RACES = np.array(["African-American", "Caucasian", "Hispanic", "Asian", "Native American", "Other"])
 RACE_P = np.array([0.5, 0.34, 0.08, 0.01, 0.01, 0.06])
 SMALL = 1_000
-REPEAT = 5
+REPEAT = 7
 
 
 def write_csv(path: Path, n: int, rng: np.random.Generator) -> None:

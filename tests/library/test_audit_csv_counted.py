@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import fairstats
+from fairstats.auditing.counting import count_rows
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.inputs import Source, read_audit_input, read_input
 from fairstats.auditing.options import AuditOptions
@@ -149,3 +150,25 @@ def test_a_file_pyarrow_refuses_is_read_by_pandas(tmp_path):
     data, weight = read_audit_input(path, OPTIONS)
     assert weight is None and len(data) == 11  # the rows, as pandas read them
     assert "first on line 12 of bad.csv" in _message(path)
+
+
+@pytest.mark.parametrize(
+    ("columns", "values"), [(2, 100), (3, 1000), (8, 1000)],
+    ids=["bincount", "factorize", "re-coded-before-overflow"],
+)
+def test_count_rows_equals_a_group_by(columns, values):
+    """few possible combinations (counted by bincount), many (numbered by factorize), and eight columns of a
+    thousand values each (whose product of sizes would overflow int64), missing values as a value: the
+    counts and first rows of a group-by"""
+    rng = np.random.default_rng(5)
+    n = 5000
+    frame = pd.DataFrame({f"c{j}": rng.integers(0, values, n).astype(float) for j in range(columns)})
+    frame.loc[rng.random(n) < 0.05, "c0"] = np.nan
+    frame["c1"] = frame["c1"].astype(int).astype(str)
+    combos, people = count_rows(frame, list(frame.columns))
+    expected = frame.groupby(list(frame.columns), dropna=False, sort=False).size()
+    assert int(people.sum()) == n and len(combos) == len(expected)
+    firsts = frame.drop_duplicates()
+    assert combos.attrs[LINES].records.tolist() == firsts.index.tolist()
+    pd.testing.assert_frame_equal(combos, firsts.reset_index(drop=True))
+    assert people.tolist() == expected.to_numpy().tolist()

@@ -19,6 +19,7 @@ numbers whichever reader brought them:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +36,7 @@ def counted_columns(names: Sequence[str], used: Sequence[str]) -> list[int]:
     """Positions of the columns counted over: those the audit uses and every copy of a repeated name
     (whose copies :mod:`fairstats.auditing.columns` compares, used or not)."""
     wanted = set(used)
-    repeated = {n for n in names if list(names).count(n) > 1} if len(set(names)) != len(names) else set()
+    repeated = {n for n, k in Counter(names).items() if k > 1}
     return [i for i, n in enumerate(names) if n in wanted or n in repeated]
 
 
