@@ -4,7 +4,9 @@ The file looks like a real export: an id, two sensitive attributes (race, 6 valu
 decile score, the true outcome and the decision, 8 columns. The audit is the default one of two groupings
 (``--group race --group sex``: each grouping and their intersection, the figures and the report), in a
 fresh ``fairstats audit`` process; wall time and peak resident memory (``ru_maxrss`` of that child,
-``os.wait4``).
+``os.wait4``). Each audit runs ``REPEAT`` times, the two sizes taking turns, and the best time of each counts
+(as pyarrow's read: on a shared machine the other users' load only ever adds time); the peak memory is the
+largest of the runs.
 
 Goal (issue 30, item 5): the audit's time within 3x the time pyarrow alone takes to read the file
 (``pyarrow.csv.read_csv``, best of 3 in this process) plus the audit's fixed cost, and its memory within 3x
@@ -35,6 +37,7 @@ BENCH = "csv_audit"
 RACES = np.array(["African-American", "Caucasian", "Hispanic", "Asian", "Native American", "Other"])
 RACE_P = np.array([0.5, 0.34, 0.08, 0.01, 0.01, 0.06])
 SMALL = 1_000
+REPEAT = 7
 
 
 def write_csv(path: Path, n: int, rng: np.random.Generator) -> None:
@@ -90,8 +93,12 @@ def main() -> None:
             small.write_text("".join(next(handle) for _ in range(SMALL + 1)), encoding="utf-8")
         read_s, table, _ = best_time(lambda: pacsv.read_csv(big), repeat=3)
         assert table.num_rows == n
-        small_s, small_rss = timed_child(audit_cmd(small, tmp / "audit-small"))
-        big_s, big_rss = timed_child(audit_cmd(big, tmp / "audit-big"))
+        runs: dict[str, list[tuple[float, int]]] = {"small": [], "big": []}
+        for i in range(REPEAT):  # the sizes take turns, so that a burst of load weighs on both alike
+            runs["small"].append(timed_child(audit_cmd(small, tmp / f"audit-small-{i}")))
+            runs["big"].append(timed_child(audit_cmd(big, tmp / f"audit-big-{i}")))
+        small_s, big_s = (min(t for t, _ in runs[k]) for k in ("small", "big"))
+        small_rss, big_rss = (max(r for _, r in runs[k]) for k in ("small", "big"))
         size = big.stat().st_size
         allowed = 3 * read_s + small_s
         rows.append(
@@ -111,6 +118,8 @@ def main() -> None:
             detail(BENCH, "pyarrow_read_s", read_s, "s"),
             detail(BENCH, "audit_small_s", small_s, "s"),
             detail(BENCH, "audit_big_s", big_s, "s"),
+            detail(BENCH, "audit_small_runs_s", [t for t, _ in runs["small"]], "s"),
+            detail(BENCH, "audit_big_runs_s", [t for t, _ in runs["big"]], "s"),
             detail(BENCH, "audit_small_peak_rss", small_rss, "bytes"),
             detail(BENCH, "audit_big_peak_rss", big_rss, "bytes"),
             detail(BENCH, "rss_above_fixed_over_csv", (big_rss - small_rss) / size, "x"),

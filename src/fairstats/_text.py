@@ -127,6 +127,8 @@ def lookalike_pairs(values: Iterable[object]) -> list[tuple[str, str, str]]:
     ``O`` are confusable to UTS #39, but a reader of ASCII labels tells them apart by what was typed).
     """
     texts = sorted({str(v) for v in values if isinstance(v, str)})
+    if all(t.isascii() for t in texts):
+        return []  # only pairs with a non-ASCII value are flagged: no table to load
     found: dict[tuple[str, str], str] = {}
     for key, why in (
         (lambda t: unicodedata.normalize("NFKC", _without_invisible(t)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from fairstats._result import Result
@@ -88,7 +89,9 @@ def _result(pos, neg, confidence_level) -> AUCResult:
     return AUCResult(auc, var, se, low, high, float(pos.sum()), float(neg.sum()), confidence_level)
 
 
-def auc_delong(y_true, y_score, *, pos_label: object = None, confidence_level: float = 0.95) -> AUCResult:
+def auc_delong(
+    y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None, confidence_level: float = 0.95
+) -> AUCResult:
     r"""AUC of ``y_score`` for the outcome ``y_true == pos_label``, with DeLong's variance.
 
     Parameters

@@ -24,6 +24,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from fairstats._memo import remembered
@@ -351,8 +352,8 @@ def t_equivalence(
 
 
 def fold_equivalence(
-    a,
-    b,
+    a: ArrayLike,
+    b: ArrayLike,
     *,
     margin: float = DEFAULT_MARGIN,
     alpha: float = 0.05,
@@ -411,8 +412,8 @@ def fold_equivalence(
 
 
 def welch_equivalence(
-    a,
-    b,
+    a: ArrayLike,
+    b: ArrayLike,
     *,
     margin: float = DEFAULT_MARGIN,
     alpha: float = 0.05,
@@ -464,7 +465,7 @@ def welch_equivalence(
 
 
 def cramers_v_equivalence(
-    observed,
+    observed: ArrayLike,
     *,
     margin: float = DEFAULT_MARGIN_V,
     alpha: float = 0.05,

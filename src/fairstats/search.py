@@ -24,6 +24,7 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,10 @@ from fairstats._validation import checked_frame
 from fairstats.counts import as_rows
 from fairstats.metrics import CELLS, METRIC_DEFINITIONS, _binary_iv
 from fairstats.outcomes import UndefinedTestWarning
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn (fairstats[audit])
+    from matplotlib.figure import Figure
+
 
 __all__ = [
     "SEARCH_COLUMNS",
@@ -135,7 +140,7 @@ class SubgroupSearchResult(Result):
         """The tidy table: :data:`SEARCH_COLUMNS` only, a copy."""
         return self.table[list(SEARCH_COLUMNS)].copy()
 
-    def plot(self, top: int = 10, *, title: str | None = None):
+    def plot(self, top: int = 10, *, title: str | None = None) -> Figure:
         """Dot plot of the ``top`` comparisons: rate in the subgroup (black: disparity; grey: not) and in
         the rest (open), joined by a line; returns the matplotlib Figure (needs ``fairstats[audit]``).
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from fairstats._result import Result
@@ -197,8 +198,8 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 
 def fold_ttest(
-    a,
-    b,
+    a: ArrayLike,
+    b: ArrayLike,
     *,
     alternative: str = "two-sided",
     alpha: float = 0.05,

@@ -532,11 +532,11 @@ def _run(
     and saved (``command``: the command line for the report; ``pdf``: also ``report.pdf``)."""
     from dataclasses import replace
 
-    from fairstats.auditing.inputs import Source, read_input
+    from fairstats.auditing.inputs import Source, read_audit_input
     from fairstats.auditing.result import checked_out, start, write_folder
 
     target = checked_out(out, (path,))
-    data, weight = read_input(path, options, counts=counts)
+    data, weight = read_audit_input(path, options, counts=counts)
     started = start(data, weight, options, Source.of_file(path, counts=counts))
     done = {}
 

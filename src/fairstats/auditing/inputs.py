@@ -12,7 +12,6 @@ as read on every path, so that the one rule of :mod:`fairstats.auditing.columns`
 
 from __future__ import annotations
 
-import csv
 import io
 import warnings
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ import pandas as pd
 from fairstats.auditing.columns import LINES, input_columns
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.records import RecordLines, record_starts
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.reporting import one_line
 
@@ -33,7 +33,9 @@ __all__ = [
     "READ_WARNINGS",
     "RecordLines",
     "Source",
+    "audit_columns",
     "is_parquet",
+    "read_audit_input",
     "read_counts_file",
     "read_input",
     "read_predictions_file",
@@ -41,35 +43,6 @@ __all__ = [
 
 #: ``DataFrame.attrs`` key of the input warnings raised while reading (kept as the audit's notes).
 READ_WARNINGS = "fairstats_read_warnings"
-
-
-class RecordLines:
-    """The physical line on which each data record of a CSV file starts (1-based; the header is line 1 or
-    later). Compared by identity and never copied, so that it can ride in ``DataFrame.attrs``."""
-
-    def __init__(self, starts: Sequence[int]) -> None:
-        self._starts = np.asarray(starts, dtype=np.int64)
-
-    def line(self, position: int) -> int:
-        return int(self._starts[position])
-
-    def __deepcopy__(self, memo: dict) -> RecordLines:
-        return self
-
-    @classmethod
-    def of_text(cls, text: str) -> RecordLines | None:
-        """The records' first lines of CSV ``text`` as pandas reads it (blank lines skipped), or None when
-        every record is one line (record ``i`` is then line ``i + 2``)."""
-        reader = csv.reader(io.StringIO(text, newline=""))
-        starts, previous = [], 0
-        for record in reader:
-            if record:
-                starts.append(previous + 1)
-            previous = reader.line_num
-        data = starts[1:]
-        if all(line == i + 2 for i, line in enumerate(data)):
-            return None
-        return cls(data)
 
 
 @dataclass(frozen=True)
@@ -91,7 +64,12 @@ class Source:
 
     def where(self, position: int, *, counted: bool, lines: RecordLines | None = None) -> str:
         """Row ``position`` (0-based) of the input as a message names it: a CSV file's physical line number
-        (``lines``: where records span lines)."""
+        (``lines``: the record each row stands for and the line it starts on,
+        :mod:`fairstats.auditing.records`)."""
+        if lines is not None:  # rows (counted or filtered) that know the input record each stands for
+            if self.kind == "csv":
+                return f"line {lines.line(position)} of {self.name}"
+            return f"row {lines.record(position) + 1} of {self.name}"
         if counted:
             what = "the counts table" if self.kind == "counts" else "the counted rows"
             return f"row {position + 1} of {what} of {self.name}"
@@ -106,7 +84,7 @@ def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq") or path.is_dir()
 
 
-def _keys(options: AuditOptions, columns: Sequence[str] = ()) -> list[str]:
+def audit_columns(options: AuditOptions, columns: Sequence[str] = ()) -> list[str]:
     """The columns counted: the audit's, and those its ``--where`` predicates read (of ``columns``)."""
     keys = [*options.groups, *options.search, options.y_true, options.y_pred]
     if options.where:
@@ -129,7 +107,8 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
         warnings.simplefilter("always")
         table = input_columns(table, options, source, np.ones(len(table)))
     try:
-        counts = Counts.from_table(table, keys=_keys(options, table.columns), where=repr(path.name))
+        keys = audit_columns(options, table.columns)
+        counts = Counts.from_table(table, keys=keys, where=repr(path.name))
     except ValueError as err:
         raise AuditError(f"--counts: {one_line(err)}") from None
     counts.table.attrs[READ_WARNINGS] = tuple(
@@ -141,7 +120,7 @@ def read_counts_file(path: Path, options: AuditOptions) -> Counts:
 def _count_parquet(path: Path, options: AuditOptions) -> Counts:
     """A parquet file or folder counted by DuckDB over the audit's columns (bounded memory)."""
     try:
-        return Counts.from_parquet(path, columns=_keys(options))
+        return Counts.from_parquet(path, columns=audit_columns(options))
     except ValueError as err:
         raise AuditError(one_line(err)) from None
 
@@ -162,7 +141,7 @@ def read_input(
         and options.fold is None
         and options.y_score is None
         and not options.where  # the predicates' columns may hold missing values: the rows are read
-        and not _parquet_repeats_names(path, _keys(options))
+        and not _parquet_repeats_names(path, audit_columns(options))
     ):
         table = _count_parquet(path, options)
     else:
@@ -219,11 +198,14 @@ def _read_parquet_repeated(path: Path) -> pd.DataFrame:
     data.columns = names
     return data
 
-def _read_csv(path: Path, text_columns: Sequence[str]) -> pd.DataFrame:
-    """The CSV file, read from one stream once (a pipe works); repeated column names kept as written."""
-    raw = path.read_bytes()
+def _csv_names(raw: bytes) -> list[str]:
+    """The header's fields as written (repeated names kept)."""
     header = pd.read_csv(io.BytesIO(raw), header=None, nrows=1, dtype=str, keep_default_na=False)
-    names = header.iloc[0].tolist() if len(header) else []
+    return header.iloc[0].tolist() if len(header) else []
+
+
+def _csv_frame(raw: bytes, names: list[str], text_columns: Sequence[str], path: Path) -> pd.DataFrame:
+    """CSV ``raw`` as pandas reads it, ``text_columns`` as written, columns named ``names``."""
     data = pd.read_csv(io.BytesIO(raw))
     if len(data.columns) != len(names):  # pragma: no cover - pandas reads the header it was given
         raise AuditError(f"could not read {str(path)!r} as CSV: the header has {len(names)} fields")
@@ -234,15 +216,147 @@ def _read_csv(path: Path, text_columns: Sequence[str]) -> pd.DataFrame:
             values = read.iloc[:, j]
             data[data.columns[i]] = values.astype(object).where(values.notna(), np.nan)
     data.columns = names
-    physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
-    if b'"' in raw and physical != len(data) + 1:  # equal: no blank line, every record on one line
-        lines = RecordLines.of_text(raw.decode("utf-8", errors="replace"))
-        if lines is not None:
-            data.attrs[LINES] = lines
     return data
 
 
-def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd.DataFrame:
+def _spans(raw: bytes, records: int) -> bool:
+    """Does a record of CSV ``raw`` (``records`` data records) span lines, or a blank line come between?"""
+    physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    return b'"' in raw and physical != records + 1  # equal: no blank line, every record on one line
+
+
+def _lines(raw: bytes, records: int, *, rows: np.ndarray | None = None) -> RecordLines | None:
+    """Where the records of CSV ``raw`` start (None: record ``i`` on line ``i + 2``); ``rows``: the record
+    each row of the frame stands for. For counted rows the lines are found when a message first needs them
+    (the file's bytes are kept until then, and no line is counted when no message needs one)."""
+    if rows is None:
+        return RecordLines.of_text(raw.decode("utf-8", errors="replace")) if _spans(raw, records) else None
+    if b'"' not in raw:
+        return RecordLines(records=rows)
+
+    def starts() -> list[int] | None:
+        if not _spans(raw, records):
+            return None
+        return record_starts(raw.decode("utf-8", errors="replace"))
+
+    return RecordLines(starts, records=rows)
+
+
+def _read_csv(path: Path, text_columns: Sequence[str], raw: bytes | None = None) -> pd.DataFrame:
+    """The CSV file, read from one stream once (a pipe works); repeated column names kept as written."""
+    raw = path.read_bytes() if raw is None else raw
+    names = _csv_names(raw)
+    data = _csv_frame(raw, names, text_columns, path)
+    lines = _lines(raw, len(data))
+    if lines is not None:
+        data.attrs[LINES] = lines
+    return data
+
+
+def _arrow_text(raw: bytes, fields: list[str], chosen: list[str]):
+    """The ``chosen`` columns of CSV ``raw`` as dictionary-coded text, every value as written, one dictionary
+    per column (the header is record 0, dropped), or None when pyarrow refuses the file. A file with a quote
+    is read fast first (a line break inside a quoted value then makes pyarrow's blocks and records
+    disagree, which it reports), and again with line breaks allowed in values when that fails."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    convert = pacsv.ConvertOptions(
+        include_columns=chosen,
+        column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in chosen},
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    for spans in (False, True) if b'"' in raw else (False,):
+        try:
+            return pacsv.read_csv(
+                pa.py_buffer(raw),
+                read_options=pacsv.ReadOptions(column_names=fields),
+                parse_options=pacsv.ParseOptions(newlines_in_values=spans),
+                convert_options=convert,
+            ).slice(1).unify_dictionaries()
+        except (pa.ArrowException, ValueError):
+            continue
+    return None
+
+
+def _count_csv(raw: bytes, options: AuditOptions, path: Path) -> tuple[pd.DataFrame, np.ndarray] | None:
+    """A CSV file counted as it is read (:mod:`fairstats.auditing.counting`), or None when pyarrow cannot
+    read it exactly as pandas does (then pandas reads it, and names what is wrong).
+
+    pyarrow reads only the counted columns, as text; their dictionary codes give the combinations; pandas
+    then reads each combination's first record as it reads the whole file (the combinations hold every
+    distinct value of every column, so it infers the same types and missing values).
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from fairstats.auditing.counting import count_codes, counted_columns
+
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # pandas reads the whole file and says where
+    try:
+        names = _csv_names(raw)
+        used = audit_columns(options, names)
+    except (AuditError, ValueError, pd.errors.ParserError):
+        return None
+    if not names or any(column not in names for column in used):
+        return None  # the checks name the missing column, with the file's columns
+    keep = counted_columns(names, used)
+    fields = [f"c{i}" for i in range(len(names))]
+    chosen = [fields[i] for i in keep]
+    table = _arrow_text(raw, fields, chosen)
+    if table is None:
+        return None  # ragged rows, an open quote ...: pandas reads (or refuses) the file as always
+    if table.num_rows == 0:
+        return None
+    codes, sizes = [], []
+    for name in chosen:
+        chunks = table.column(name).chunks
+        if any(c.null_count for c in chunks):  # pragma: no cover - text columns hold no nulls
+            return None
+        codes.append(np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks]))
+        sizes.append(len(chunks[0].dictionary))
+    first, people = count_codes(codes, sizes)
+    del codes
+    records = table.num_rows
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(table.take(pa.array(first)), sink)
+    del table
+    frame = _csv_frame(
+        sink.getvalue().to_pybytes(), [names[i] for i in keep], (*options.groups, *options.search), path
+    )
+    frame.attrs[LINES] = _lines(raw, records, rows=first)
+    return frame, people
+
+
+def read_audit_input(
+    path: Path, options: AuditOptions, *, counts: bool = False
+) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """What ``fairstats audit`` reads: :func:`read_input`, except that a CSV file is counted as it is read
+    when the audit needs no row of its own (no ``--y-score``, ``--fold``), so that a large file costs about
+    what pyarrow takes to read it. The checks then see each distinct combination once, with its people, and
+    name the line of its first record, as they would on the rows."""
+    if counts or is_parquet(path) or options.fold is not None or options.y_score is not None:
+        return read_input(path, options, counts=counts)
+    if not path.exists():
+        raise AuditError(f"file {str(path)!r} not found")
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise AuditError(f"could not read {str(path)!r} as CSV: {one_line(err)}") from None
+    found = _count_csv(raw, options, path)
+    if found is not None:
+        return found
+    return read_predictions_file(path, text_columns=(*options.groups, *options.search), _raw=raw), None
+
+
+def read_predictions_file(
+    path: Path, *, text_columns: Sequence[str] = (), _raw: bytes | None = None
+) -> pd.DataFrame:
     """Read a CSV or parquet file of predictions; raise :class:`AuditError` naming the file on failure.
 
     ``text_columns`` of a CSV file are read as text, as written (no number or NA inference; an empty field
@@ -256,7 +370,7 @@ def read_predictions_file(path: Path, *, text_columns: Sequence[str] = ()) -> pd
         if is_parquet(path):
             data = _read_parquet_repeated(path) if _parquet_repeats_names(path) else pd.read_parquet(path)
         else:
-            data = _read_csv(path, text_columns)
+            data = _read_csv(path, text_columns, _raw)
     except pd.errors.EmptyDataError:
         raise AuditError(f"{str(path)!r} is empty") from None
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:

@@ -108,9 +108,18 @@ def _internal_names(groups: Sequence[str]) -> dict[str, str]:
     return names
 
 
-def _whitespace_variants(data: pd.DataFrame, column: str) -> str | None:
-    """The groups of ``column`` that differ only in surrounding white space, with their counts."""
-    counts = data[column].astype(str).value_counts(sort=False)
+def _people(data: pd.DataFrame, weight: np.ndarray | None, mask: np.ndarray) -> int:
+    """The number of people in the rows ``mask`` of ``data`` (``weight``: people per row, None: one)."""
+    return int(mask.sum()) if weight is None else int(np.asarray(weight)[mask].sum())
+
+
+def _whitespace_variants(data: pd.DataFrame, column: str, weight: np.ndarray | None = None) -> str | None:
+    """The groups of ``column`` that differ only in surrounding white space, with their people."""
+    text = data[column].astype(str)
+    if weight is None:
+        counts = text.value_counts(sort=False)
+    else:
+        counts = pd.Series(np.asarray(weight), index=text.index).groupby(text.to_numpy(), sort=False).sum()
     stripped = pd.Series(counts.index.str.strip(), index=counts.index)
     clashes = [
         sorted(names) for _, names in stripped.groupby(stripped, sort=True).groups.items() if len(names) > 1
@@ -178,7 +187,8 @@ def _columns_iv(
         if missing.any():
             first = int(np.flatnonzero(missing)[0])
             raise AuditError(
-                f"{option}: column {column!r} has {int(missing.sum())} missing value(s) (NaN), first on "
+                f"{option}: column {column!r} has {_people(data, weight, missing)} missing value(s) (NaN), "
+                "first on "
                 f"{_where(data, first, source)}"
             )
     for column in options.groups:
@@ -188,7 +198,7 @@ def _columns_iv(
                 f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
                 "an audit compares at least two groups"
             )
-        variants = _whitespace_variants(data, column)
+        variants = _whitespace_variants(data, column, weight)
         if variants:
             warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
         lookalikes = _lookalikes(data, column)

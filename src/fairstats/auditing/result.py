@@ -396,11 +396,17 @@ class Started:
 
 
 def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Started:
-    """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``."""
+    """Check and prepare rows ``data`` (``weight``: people per row, None: one each) for ``options``.
+
+    Rows are counted first (:func:`fairstats.auditing.counting.count_rows`) unless a test needs each
+    person's row (``y_score``, ``fold``): every reader's rows then take the same path, and give the same
+    numbers."""
     from fairstats.auditing.columns import input_columns
     from fairstats.auditing.prepare import prepare, prepare_levels
     from fairstats.auditing.rows import select_rows
 
+    if weight is None and options.y_score is None and options.fold is None:
+        data, weight = _counted(data, options)
     selected = select_rows(data, weight, options, source.name)
     data, weight = selected.data, selected.weight
     levels = options.decision_levels is not None
@@ -420,8 +426,27 @@ def start(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, 
         from fairstats.auditing.search import search_iv
 
         roles = {options.y_true: "--y-true", options.y_pred: "--y-pred"}
-        search_iv(data, options.search, roles, source.name)
+        search_iv(data, options.search, roles, source.name, weight)
     return Started(prep, warned, data, weight, options, source, selected.filters, selected.decision_rule)
+
+
+def _counted(data: pd.DataFrame, options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """Rows ``data`` counted over the columns the audit reads; the rows as they are when one of those is
+    missing or cannot be counted (a list in a group column): the checks then name what is wrong."""
+    from fairstats.auditing.counting import count_rows
+    from fairstats.auditing.inputs import audit_columns
+
+    names = [str(c) for c in data.columns]
+    try:
+        used = audit_columns(options, names)
+    except AuditError:
+        return data, None  # a bad --where predicate: select_rows names it
+    if any(column not in names for column in used):
+        return data, None
+    try:
+        return count_rows(data, used)
+    except TypeError:  # unhashable values (lists, dicts): refused by the checks, naming the row
+        return data, None
 
 
 def run(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, source: Source) -> Audit:

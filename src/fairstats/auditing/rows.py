@@ -16,6 +16,7 @@ import pandas as pd
 
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.records import LINES, RecordLines
 from fairstats.reporting import one_line
 
 __all__ = ["Selected", "predicate_columns", "select_rows"]
@@ -68,7 +69,10 @@ def select_rows(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOpt
             before = kept
         if not before.any():
             raise AuditError(f"{where}: no row is left after --where {' AND '.join(options.where)!r}")
+        lines = data.attrs.get(LINES)
         data = data[before].reset_index(drop=True)
+        if lines is not None or weight is None:  # messages keep naming the input's own lines and rows
+            data.attrs[LINES] = (lines if lines is not None else RecordLines()).take(before)
         weight = None if weight is None else np.asarray(weight)[before]
     rule = options.decision_rule
     if rule is not None:

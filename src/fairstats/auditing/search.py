@@ -41,9 +41,16 @@ class SearchSection:
     summary: str
 
 
-def search_iv(data: pd.DataFrame, columns: tuple[str, ...], roles: dict[str, str], source: str) -> None:
+def search_iv(
+    data: pd.DataFrame,
+    columns: tuple[str, ...],
+    roles: dict[str, str],
+    source: str,
+    weight: np.ndarray | None = None,
+) -> None:
     """Refuse unknown ``--search`` columns, a column with missing values or one that is also the outcome or
-    the prediction (one line each, :class:`ValueError`, before anything is written)."""
+    the prediction (one line each, :class:`ValueError`, before anything is written; ``weight``: people per
+    row of counted ``data``)."""
     names = [str(c) for c in data.columns]
     for column in columns:
         if column not in names:
@@ -55,7 +62,9 @@ def search_iv(data: pd.DataFrame, columns: tuple[str, ...], roles: dict[str, str
         missing = data[column].isna().to_numpy()
         if missing.any():
             raise ValueError(
-                f"--search: column {column!r} of {source} has {int(missing.sum())} missing value(s) (NaN)"
+                f"--search: column {column!r} of {source} has "
+                f"{int(missing.sum()) if weight is None else int(np.asarray(weight)[missing].sum())} "
+                "missing value(s) (NaN)"
             )
     dup = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
     if dup is not None:
