@@ -1,6 +1,5 @@
 """The authors' "Mahalanobis" distance is sqrt(2) for every pair (compendium.paper_b.authors_awareness)."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,10 +11,12 @@ from compendium.paper_b.authors_awareness import (
     authors_distance,
     authors_neighbours,
     awareness_matrix,
+    compare_setups,
     exact_search_chunk,
     exact_search_counts,
     printed_awareness_cells,
     random_neighbour_counts,
+    setup_sensitivity,
 )
 
 SQRT2 = np.sqrt(2.0)
@@ -146,3 +147,39 @@ def test_exact_search_chunk_is_the_authors_setup_and_the_counts_add_up(fold0):
         & (counts["neighbor"] == 0)
     ]
     assert row["published"].item() == 3723
+
+
+def test_setup_sensitivity_counts_the_changed_neighbours_and_cells(fold0):
+    X, black = fold0
+    n = 16
+    matrix = pd.DataFrame(X[:n], columns=[f"x{j}" for j in range(X.shape[1])])
+    matrix.insert(0, "ID", np.arange(100, 100 + n))
+    matrix.insert(0, "black", black[:n])
+    matrix.insert(0, "fold", 7)
+    setups = compare_setups(matrix, [7], setups=(("xy", 1), ("yx", 1)))
+    every_fold = exact_search_chunk(matrix, [7])
+    preds = np.arange(n) % 2
+    refits = pd.DataFrame(
+        {
+            "model": "lda",
+            "ID": matrix["ID"],
+            "race": np.where(black[:n] == 1, "BLACK", "WHITE"),
+            "y_pred": preds,
+        }
+    )
+    summary, counts = setup_sensitivity(setups, every_fold, refits, n_folds_total=250)
+    first, other = summary.iloc[0], summary.iloc[1]
+    # the first set-up is the every-fold run's: the same neighbour for everyone
+    assert first["same_as_every_fold_run"] == n and first["share_changed"] == 0
+    changed = int((~setups.loc[setups["setup"] == other["setup"], "same_as_first"]).sum())
+    assert other["people"] - other["same_neighbour_as_first"] == changed
+    # each set-up's cells add up to the people of each group
+    per = counts.groupby(["setup", "group"])["n"].sum().unstack()
+    assert (per["Black"] == int(black[:n].sum())).all()
+    np.testing.assert_array_equal(counts["change"], counts["n"] - counts["n_first"])
+    # one fold: no spread, so the projection over 250 folds is 250 times the change
+    np.testing.assert_array_equal(counts["projected_change_low"], 250 * counts["change"])
+    np.testing.assert_array_equal(counts["projected_change_high"], 250 * counts["change"])
+    assert (counts.loc[counts["setup"] == first["setup"], "change"] == 0).all()
+    with pytest.raises(ValueError, match="fold 7"):
+        setup_sensitivity(setups, every_fold.assign(fold=8), refits)

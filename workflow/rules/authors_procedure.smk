@@ -55,10 +55,25 @@ AP_CONFIG = config["nij"].get("authors_procedure", {})
 AP_TABLES = f"{AUTHORS_PROCEDURE}/tables"
 
 
-# Tables XVI-XX from the refits, XXI-XXV as a random-neighbour Monte Carlo, the readings of XI-XIII and XV on
-# the Table I scores of LDA and RF, and the published-vs-reproduced piece (source authors-procedure).
+# The opt-in exact search's committed results (rules gather_awareness_exact_search, authors_exact_search below)
+# enter the published-vs-reproduced piece where they exist; absent (another experiment), its rows say so and
+# nothing schedules the hours-long search.
+AP_EXACT = {
+    "exact": f"{AP_TABLES}/awareness_exact_search.csv",
+    "setup_counts": f"{AP_TABLES}/exact_search_setup_counts.csv",
+}
+
+
+def ap_exact_inputs(wildcards):
+    return {name: ancient(path) for name, path in AP_EXACT.items() if os.path.exists(path)}
+
+
+# Tables XVI-XX from the refits, XXI-XXV as a random-neighbour Monte Carlo and (where run) the exact search, the
+# readings of XI-XIII and XV on the Table I scores of LDA and RF, and the published-vs-reproduced piece (source
+# authors-procedure).
 rule authors_procedure_tables:
     input:
+        unpack(ap_exact_inputs),
         refits=AUTHORS_REFITS,
         predictions=expand(NIJ_PREDICTIONS, preset="paper")[0],
         published=NIJ_PUBLISHED_B,
@@ -86,30 +101,6 @@ rule authors_procedure_tables:
         "../../environment.yml"
     script:
         "../scripts/authors_procedure_tables.py"
-
-
-# Opt-in (not in rule all; one 137 x 137 pseudo-inverse per pair, ~5,000 per fold and set-up): the authors'
-# exact neighbour search on nij.authors_procedure.exact_search_folds under three floating-point set-ups.
-# Run: snakemake --cores 1 authors_exact_search
-rule authors_exact_search:
-    input:
-        table=rules.reconstruct_nij.output.table,
-    output:
-        pairs=f"{AP_TABLES}/exact_search_neighbours.csv",
-        pairs_md=f"{AP_TABLES}/exact_search_neighbours.md",
-        summary=f"{AP_TABLES}/exact_search_setups.csv",
-        summary_md=f"{AP_TABLES}/exact_search_setups.md",
-    params:
-        folds=AP_CONFIG.get("exact_search_folds", [0]),
-    log:
-        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search.tsv"
-    threads: 2
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/authors_exact_search.py"
 
 
 # Opt-in (not in rule all; about 75 CPU-minutes, hours of wall time on a shared machine): the authors' exact
@@ -146,6 +137,42 @@ rule authors_exact_search_chunk:
         "../../environment.yml"
     script:
         "../scripts/authors_exact_search_chunk.py"
+
+
+# Opt-in (not in rule all; one 137 x 137 pseudo-inverse per pair, ~5,000 per fold and set-up): the set-up
+# sensitivity of the authors' exact neighbour search. The folds nij.authors_procedure.exact_search_folds are
+# searched under three floating-point set-ups (the authors' stacking order with 1 and 2 BLAS threads, and the
+# pair stacked the other way round: the same matrix in exact arithmetic); the chosen neighbours, how many change,
+# the first set-up checked against the every-fold run's chunks, and Tables XXI-XXIV's counts on those folds
+# under each set-up (exact_search_setup_counts.csv, with the authors' refits).
+# Run: snakemake --cores 1 authors_exact_search --allowed-rules authors_exact_search
+rule authors_exact_search:
+    input:
+        table=ancient(rules.reconstruct_nij.output.table),
+        refits=ancient(AUTHORS_REFITS),
+        chunks=lambda wildcards: [
+            ancient(EXACT_NEIGHBOURS.format(chunk=EXACT_CHUNK_IDS[i]))
+            for i, folds in enumerate(EXACT_CHUNKS)
+            if set(folds) & set(AP_CONFIG.get("exact_search_folds", [0]))
+        ],
+    output:
+        pairs=f"{AP_TABLES}/exact_search_neighbours.csv",
+        pairs_md=f"{AP_TABLES}/exact_search_neighbours.md",
+        summary=f"{AP_TABLES}/exact_search_setups.csv",
+        summary_md=f"{AP_TABLES}/exact_search_setups.md",
+        counts=f"{AP_TABLES}/exact_search_setup_counts.csv",
+        counts_md=f"{AP_TABLES}/exact_search_setup_counts.md",
+    params:
+        folds=AP_CONFIG.get("exact_search_folds", [0]),
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search.tsv"
+    threads: 2
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/authors_exact_search.py"
 
 
 rule gather_awareness_exact_search:

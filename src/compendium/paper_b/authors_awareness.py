@@ -52,6 +52,7 @@ __all__ = [
     "exact_search_counts",
     "printed_awareness_cells",
     "random_neighbour_counts",
+    "setup_sensitivity",
     "summarise_random_counts",
 ]
 
@@ -268,7 +269,11 @@ def printed_awareness_cells(published: pd.DataFrame) -> pd.DataFrame:
 
 
 def exact_search_counts(
-    neighbours: pd.DataFrame, refits: pd.DataFrame, printed: pd.DataFrame, *, unprotected: str = "WHITE"
+    neighbours: pd.DataFrame,
+    refits: pd.DataFrame,
+    printed: pd.DataFrame | None = None,
+    *,
+    unprotected: str = "WHITE",
 ) -> pd.DataFrame:
     """Tables XXI-XXIV from the exact search's neighbours and the authors' refit predictions.
 
@@ -278,8 +283,8 @@ def exact_search_counts(
         :func:`exact_search_chunk` of every fold searched (gathered chunks).
     refits : pandas.DataFrame
         The authors' refit predictions (``model, ID, race, y_pred``), one per person and model.
-    printed : pandas.DataFrame
-        :func:`printed_awareness_cells`.
+    printed : pandas.DataFrame, optional
+        :func:`printed_awareness_cells`; ``None`` leaves out the ``published`` column.
     unprotected : str, keyword-only
         The unprotected group's value of ``race``.
 
@@ -308,8 +313,90 @@ def exact_search_counts(
             for k, (o, nb) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
                 rows.append((model, table, label, o, nb, int(cells[k])))
     out = pd.DataFrame(rows, columns=["model", "table", "group", "original", "neighbor", "n"])
+    if printed is None:
+        return out
     keys = ["table", "group", "original", "neighbor"]
     return out.merge(printed, on=keys, how="left", validate="one_to_one")
+
+
+def setup_sensitivity(
+    setups: pd.DataFrame, every_fold: pd.DataFrame, refits: pd.DataFrame, *, n_folds_total: int = 250
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """How much the exact search's neighbours and Tables XXI-XXIV's counts move with the set-up.
+
+    Parameters
+    ----------
+    setups : pandas.DataFrame
+        :func:`compare_setups` on a sample of folds (its first set-up is the authors').
+    every_fold : pandas.DataFrame
+        :func:`exact_search_chunk` rows of (at least) the same folds, from the run on every fold.
+    refits : pandas.DataFrame
+        The authors' refit predictions (:func:`exact_search_counts`).
+    n_folds_total : int, keyword-only
+        Folds of the printed tables, to put a change on the sample on the printed tables' scale.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        Per set-up: ``setup, folds, people, same_neighbour_as_first, share_changed, same_as_every_fold_run,
+        min_distance_minus_sqrt2, max_distance_minus_sqrt2``; ``same_as_every_fold_run`` counts the people
+        whose neighbour equals that of the run on every fold (for the first set-up, a check that the two
+        runs agree).
+    counts : pandas.DataFrame
+        Per set-up and cell of Tables XXI-XXIV: ``model, table, group, original, neighbor, setup, n,
+        n_first, change, change_fold_mean, change_fold_sd, projected_change_low, projected_change_high``:
+        the count on the sample, the first set-up's, their difference, its mean and standard deviation over
+        the sampled folds, and the range that difference would have over ``n_folds_total`` folds
+        (N x mean +- 1.96 sqrt(N) x sd, folds taken as independent draws).
+    """
+    folds = sorted(int(f) for f in setups["fold"].unique())
+    reference = every_fold[every_fold["fold"].isin(folds)].set_index(["fold", "ID"])["neighbour_ID"]
+    missing = set(folds) - {int(f) for f in every_fold["fold"]}
+    if missing:
+        raise ValueError(f"`every_fold`: fold {min(missing)!r} of `setups` was not searched")
+    order = list(dict.fromkeys(setups["setup"]))
+    summary_rows, frames = [], []
+    first = None
+    for setup in order:
+        part = setups[setups["setup"] == setup]
+        keyed = part.set_index(["fold", "ID"])["neighbour_ID"]
+        same_run = keyed.eq(reference.loc[keyed.index])
+        summary_rows.append(
+            {
+                "setup": setup,
+                "folds": len(folds),
+                "people": len(part),
+                "same_neighbour_as_first": int(part["same_as_first"].sum()),
+                "share_changed": 1 - float(part["same_as_first"].mean()),
+                "same_as_every_fold_run": int(same_run.sum()),
+                "min_distance_minus_sqrt2": float(part["distance_minus_sqrt2"].min()),
+                "max_distance_minus_sqrt2": float(part["distance_minus_sqrt2"].max()),
+            }
+        )
+        per_fold = pd.concat(
+            [exact_search_counts(part[part["fold"] == f], refits).assign(fold=f) for f in folds],
+            ignore_index=True,
+        )
+        first = per_fold["n"].to_numpy() if first is None else first
+        frames.append(per_fold.assign(setup=setup, n_first=first, change=per_fold["n"].to_numpy() - first))
+    keys = ["model", "table", "group", "original", "neighbor", "setup"]
+    counts = (
+        pd.concat(frames, ignore_index=True)
+        .groupby(keys, sort=False)
+        .agg(
+            n=("n", "sum"),
+            n_first=("n_first", "sum"),
+            change=("change", "sum"),
+            change_fold_mean=("change", "mean"),
+            change_fold_sd=("change", "std"),
+        )
+        .reset_index()
+    )
+    # over n_folds_total independent folds: total change ~ N m +- 1.96 sqrt(N) s (normal approximation)
+    half = 1.96 * np.sqrt(n_folds_total) * counts["change_fold_sd"].fillna(0.0)
+    counts["projected_change_low"] = n_folds_total * counts["change_fold_mean"] - half
+    counts["projected_change_high"] = n_folds_total * counts["change_fold_mean"] + half
+    return pd.DataFrame(summary_rows), counts
 
 
 def random_neighbour_counts(

@@ -6,9 +6,12 @@ authors' own procedures.
   :func:`~compendium.paper_b.as_published.mcnemar_midp_as_published`, the formula behind the printed ones,
   with the mid-p of Eq. 3 in the note).
 * XXI-XXV: the neighbour of the authors' search is decided by rounding
-  (:mod:`compendium.paper_b.authors_awareness`), so no procedure regenerates the printed counts;
-  ``reproduced`` is the mean of the seeded Monte Carlo with a uniformly random other-race neighbour of the
-  same fold, and the note says where the printed count lies in that distribution.
+  (:mod:`compendium.paper_b.authors_awareness`). ``reproduced`` is the count of the authors' exact search on
+  every fold in their set-up (the opt-in rules' ``awareness_exact_search.csv``), with how far another
+  floating-point set-up moves it (``exact_search_setup_counts.csv``) and where the seeded Monte Carlo with a
+  uniformly random other-race neighbour puts it, in the note; without the exact search, the Monte Carlo mean.
+  Where a printed block's four counts do not add up to the group, each of its cells' notes says what the gap
+  would be if that cell were the misprint.
 * XI, XII, XIII, XV: the declared readings (:mod:`compendium.paper_b.printed_readings`); a number is
   reproduced only by a reading that reproduces the whole table for LDA and RF, and the note names the reading.
 """
@@ -20,6 +23,7 @@ import pandas as pd
 
 from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import MODELS, read_published_b
+from compendium.paper_b.authors_awareness import printed_awareness_cells as printed_cells
 from compendium.paper_b.printed_readings import READING_MODELS, nearest_reading
 from compendium.publish.published import PVR_COLUMNS, matches_printed
 from fairstats.mcnemar import mcnemar_midp
@@ -35,7 +39,7 @@ _MODEL_OF_ROW = {v[3]: m for m, v in MODELS.items()}
 _SQRT2 = (
     "the authors' 'Mahalanobis' distance uses the covariance of the two stacked vectors, (x-y)(x-y)^T/2, of "
     "rank one, so every pair of distinct people is at distance sqrt(2) and the chosen neighbour is decided "
-    "by rounding (tests/unit/test_authors_awareness.py; exact_search_setups.csv)"
+    "by rounding (tests/compendium/test_authors_awareness.py; exact_search_setups.csv)"
 )
 
 
@@ -110,6 +114,116 @@ def _reading_rows(published: pd.DataFrame, readings: pd.DataFrame) -> list[list]
     return out
 
 
+def _block_excess(printed: pd.DataFrame, exact: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
+    """Printed blocks of Tables XXI-XXIV whose four counts do not add up to the group's people.
+
+    Our counts of a block always add up to the group; where the printed ones do not, at least one printed
+    cell is wrong by the block's excess. Returns ``{(table, group): (printed total, excess)}``.
+    """
+    keys = ["table", "group", "original", "neighbor"]
+    both = printed.merge(exact[keys + ["n"]], on=keys, validate="one_to_one")
+    out = {}
+    for (table, group), block in both.groupby(["table", "group"], sort=False):
+        excess = int(block["published"].sum() - block["n"].sum())
+        if excess:
+            out[(table, group)] = (int(block["published"].sum()), excess)
+    return out
+
+
+def _setup_range(setup_counts: pd.DataFrame | None, table: str, group: str, x: int, y: int) -> str:
+    if setup_counts is None:
+        return ""
+    first = setup_counts["setup"].iloc[0]
+    part = setup_counts[
+        (setup_counts["setup"] != first)
+        & (setup_counts["table"] == table)
+        & (setup_counts["group"] == group)
+        & (setup_counts["original"] == x)
+        & (setup_counts["neighbor"] == y)
+    ]
+    lo, hi = part["projected_change_low"].min(), part["projected_change_high"].max()
+    setups = ", ".join(dict.fromkeys(part["setup"]))
+    # the authors' set-up is unknown, so the direction of its shift is too: the size is what compares
+    return (
+        f"; another floating-point set-up ({setups}) would move this count by {lo:+.0f} to {hi:+.0f} over "
+        f"the 250 folds, a change of up to {max(abs(lo), abs(hi)):.0f} (exact_search_setup_counts.csv, "
+        "from a sample of folds)"
+    )
+
+
+def _awareness_rows(
+    published: pd.DataFrame,
+    rand: pd.DataFrame,
+    exact_counts: pd.DataFrame | None,
+    setup_counts: pd.DataFrame | None,
+    *,
+    n_draws: int,
+    seed: int,
+) -> list[list]:
+    """Tables XXI-XXV: the exact search on every fold where it ran, else the random-neighbour Monte Carlo."""
+    mc = f"a uniformly random other-race neighbour of the same fold ({n_draws} draws, seed {seed})"
+    exact = None
+    excess: dict[tuple, tuple[int, int]] = {}
+    if exact_counts is not None:
+        exact = exact_counts.set_index(["table", "group", "original", "neighbor"])["n"]
+        excess = _block_excess(printed_cells(published), exact_counts)
+    table_of = {"lr": "XXI", "lda": "XXII", "rf": "XXIII", "xgb": "XXIV"}
+    out = []
+    for _, p in published[published["table"].isin(["XXI", "XXII", "XXIII", "XXIV", "XXV"])].iterrows():
+        table, row, column, printed = p["table"], p["row"], p["column"], p["published"]
+        if table == "XXV":
+            model_row, side = row.rsplit(" (", 1)
+            model, group = _MODEL_OF_ROW[model_row], "White" if side.startswith("Unprotected") else "Black"
+            # K = own 1 (unfavourable), neighbour 0; N-K = own 0, neighbour 1
+            cell = (table_of[model], group) + ((1, 0) if column in ("K", "P-Value") else (0, 1))
+            k_cell, nk_cell = (table_of[model], group, 1, 0), (table_of[model], group, 0, 1)
+        else:
+            group = "White" if row.startswith("Unprotected") else "Black"
+            y, x = int(row.rsplit("=", 1)[1]), int(column.rsplit("=", 1)[1])
+            cell = (table, group, x, y)
+            model = {v: k for k, v in table_of.items()}[table]
+        r = rand.loc[cell]
+        random_text = (
+            f"{mc}: mean {r['mean']:.1f}, 95% range {r['q025']:.0f}-{r['q975']:.0f}, printed z = {r['z']:.2f}"
+        )
+        if exact is None:
+            if column == "P-Value":
+                k, nk = round(float(rand.loc[k_cell]["mean"])), round(float(rand.loc[nk_cell]["mean"]))
+                value = mcnemar_midp_as_published(k, nk).pvalue
+                note = f"Table XX's formula on the Monte Carlo mean counts K = {k}, N-K = {nk}; {_SQRT2}"
+            else:
+                value = float(r["mean"])
+                note = f"Monte Carlo with {random_text}; {_SQRT2}; the exact search on every fold was not run"
+        elif column == "P-Value":
+            k, nk = int(exact.loc[k_cell]), int(exact.loc[nk_cell])
+            value = mcnemar_midp_as_published(k, nk).pvalue
+            note = (
+                f"Table XX's formula on the exact search's counts K = {k}, N-K = {nk} "
+                "(awareness_exact_search.csv)"
+            )
+        else:
+            value = float(exact.loc[cell])
+            gap = int(round(_as_float(printed) - value))
+            note = (
+                f"the authors' exact search on all 250 folds in their set-up (awareness_exact_search.csv): "
+                f"{value:.0f} for the printed {printed} (printed - ours {gap:+d}, "
+                f"{100 * gap / value:+.1f}%)"
+                + _setup_range(setup_counts, *cell)
+                + f"; {random_text}; {_SQRT2}"
+            )
+            if cell[:2] in excess:
+                total, extra = excess[cell[:2]]
+                note += (
+                    f"; the printed block of Table {cell[0]} ({cell[1]}) adds up to {total}, not the group's "
+                    f"{total - extra} people (tests/compendium/test_published_b.py::"
+                    f"test_printed_count_checks): if this cell is the misprint, by the excess of {extra:+d}, "
+                    f"printed - ours would be {gap - extra:+d}"
+                )
+        ok = matches_printed(column, printed, value)
+        out.append(["B", table, row, column, printed, value, SOURCE, ok, note + _model_note(model)])
+    return out
+
+
 def _as_float(text: str) -> float:
     return float(str(text).strip().lstrip("~").replace("\u2212", "-"))
 
@@ -123,6 +237,8 @@ def published_vs_reproduced_authors_procedure(
     readings: pd.DataFrame,
     n_draws: int,
     seed: int,
+    exact_counts: pd.DataFrame | None = None,
+    setup_counts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Every printed number of Tables XI-XIII and XV-XXV beside the authors' procedures.
 
@@ -138,6 +254,13 @@ def published_vs_reproduced_authors_procedure(
         :func:`compendium.paper_b.printed_readings.run_readings`.
     n_draws, seed : int, keyword-only
         The Monte Carlo's draws and seed (for the notes).
+    exact_counts : pandas.DataFrame, optional, keyword-only
+        :func:`compendium.paper_b.authors_awareness.exact_search_counts` of the search on every fold
+        (``awareness_exact_search.csv``); when given, Tables XXI-XXV are reproduced from it, else from the
+        Monte Carlo mean.
+    setup_counts : pandas.DataFrame, optional, keyword-only
+        The counts of :func:`compendium.paper_b.authors_awareness.setup_sensitivity`
+        (``exact_search_setup_counts.csv``): how far another floating-point set-up moves each count.
 
     Returns
     -------
@@ -176,42 +299,7 @@ def published_vs_reproduced_authors_procedure(
         out.append(
             ["B", table, row, column, printed, value, SOURCE, ok, "" if ok else note + _model_note(model)]
         )
-    for _, p in published[published["table"].isin(["XXI", "XXII", "XXIII", "XXIV", "XXV"])].iterrows():
-        table, row, column, printed = p["table"], p["row"], p["column"], p["published"]
-        mc = (
-            "Monte Carlo with a uniformly random other-race neighbour of the same fold "
-            f"({n_draws} draws, seed {seed})"
-        )
-        if table == "XXV":
-            model_row, side = row.rsplit(" (", 1)
-            model, group = _MODEL_OF_ROW[model_row], "White" if side.startswith("Unprotected") else "Black"
-            cnt = {"XXI": "lr", "XXII": "lda", "XXIII": "rf", "XXIV": "xgb"}
-            t = {v: k for k, v in cnt.items()}[model]
-            # K = own 1 (unfavourable), neighbour 0; N-K = own 0, neighbour 1
-            k_row = rand.loc[(t, group, 1, 0)]
-            nk_row = rand.loc[(t, group, 0, 1)]
-            k, nk = round(float(k_row["mean"])), round(float(nk_row["mean"]))
-            if column == "P-Value":
-                value = mcnemar_midp_as_published(k, nk).pvalue
-                note = f"Table XX's formula on the Monte Carlo mean counts K = {k}, N-K = {nk}; {_SQRT2}"
-            else:
-                r = k_row if column == "K" else nk_row
-                value = float(r["mean"])
-                note = (
-                    f"{mc}: mean {r['mean']:.1f}, 95% range {r['q025']:.0f}-{r['q975']:.0f}, printed z = "
-                    f"{r['z']:.2f}; {_SQRT2}"
-                )
-        else:
-            group = "White" if row.startswith("Unprotected") else "Black"
-            y, x = int(row.rsplit("=", 1)[1]), int(column.rsplit("=", 1)[1])
-            r = rand.loc[(table, group, x, y)]
-            value = float(r["mean"])
-            note = (
-                f"{mc}: mean {r['mean']:.1f}, 95% range {r['q025']:.0f}-{r['q975']:.0f}, printed z = "
-                f"{r['z']:.2f} (two-sided Monte Carlo p {r['pvalue_mc']:.3g}); {_SQRT2}"
-            )
-        ok = matches_printed(column, printed, value)
-        out.append(["B", table, row, column, printed, value, SOURCE, ok, note])
+    out += _awareness_rows(published, rand, exact_counts, setup_counts, n_draws=n_draws, seed=seed)
     frame = pd.DataFrame(out, columns=PVR_COLUMNS)
     order = {t: i for i, t in enumerate(dict.fromkeys(published["table"]))}
     return frame.sort_values("table", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)

@@ -51,6 +51,9 @@ _EVIDENCE = {
     "readings": f"{_R}/nij/authors_procedure/tables/readings.csv",
     "refit_counts": f"{_R}/nij/authors_procedure/tables/causal_count_tables.csv",
     "random_neighbour": f"{_R}/nij/authors_procedure/tables/awareness_random_neighbour.csv",
+    "exact_search": f"{_R}/nij/authors_procedure/tables/awareness_exact_search.csv",
+    "setup_counts": f"{_R}/nij/authors_procedure/tables/exact_search_setup_counts.csv",
+    "block_totals": "tests/compendium/test_published_b.py::test_printed_count_checks",
     "distance": "tests/compendium/test_authors_awareness.py::"
     "test_the_covariance_of_two_stacked_vectors_is_rank_one_and_every_distance_is_sqrt2",
     "battery_authors": f"{_R}/nij/authors/tables/battery.csv",
@@ -61,11 +64,10 @@ _AWARENESS = ("XXI", "XXII", "XXIII", "XXIV", "XXV")
 _COUNTS = ("XVI", "XVII", "XVIII", "XIX", "XX")
 _TRIED = (
     "tried: a uniformly random other-race neighbour of the fold (Monte Carlo, "
-    "awareness_random_neighbour.csv: "
-    "the printed count lies outside its 95% range); the authors' exact search on fold 0 under three "
-    "set-ups (exact_search_setups.csv: another stacking order changes 20 of 103 neighbours); the exact "
-    "search on every fold (opt-in rule gather_awareness_exact_search, awareness_exact_search.csv) not "
-    "finished yet"
+    "awareness_random_neighbour.csv: the printed count lies outside its 95% range); the authors' exact "
+    "search on every fold in their set-up (awareness_exact_search.csv); three floating-point set-ups on a "
+    "sample of folds (exact_search_setup_counts.csv: the printed count is further from ours than another "
+    "set-up moves it)"
 )
 
 
@@ -83,6 +85,35 @@ def _outside_random_range(published: str, note: str) -> bool | None:
         return None
     value = float(published)
     return not (int(m.group(1)) <= value <= int(m.group(2)))
+
+
+def _awareness_mismatch(note: str, published: str) -> tuple[str, str]:
+    """Class and evidence of a Table XXI-XXV number of the authors' procedure that is not matched.
+
+    With the exact search on every fold: ``differs`` when the printed count minus ours is no larger than the
+    largest change another floating-point set-up makes to our count (the authors' set-up is unknown, so its
+    direction is too); ``impossible`` when the cell's printed block does not add up and, taken as the
+    misprint, it would be within that size; ``differs`` (the fits) when the model's refits are not the
+    authors' in every fold; else ``unexplained``. Without it, the random neighbour.
+    """
+    if note.startswith("Table XX's formula on the exact search's counts"):
+        return "differs", _EVIDENCE["exact_search"]  # the p-value follows its K and N-K (see below)
+    gap = re.search(r"printed - ours ([+-]\d+)", note)
+    size = re.search(r"a change of up to (\d+)", note)
+    if gap and size:
+        if abs(int(gap.group(1))) <= int(size.group(1)):
+            # another set-up moves our count as far as the printed one is from it
+            return "differs", _EVIDENCE["setup_counts"]
+        misprint = re.search(r"printed - ours would be ([+-]\d+)", note)
+        if misprint and abs(int(misprint.group(1))) <= int(size.group(1)):
+            return "impossible", _EVIDENCE["block_totals"]
+        if "refits differ from the authors'" in note:
+            return "differs", _EVIDENCE["fits"]
+        return "unexplained", _EVIDENCE["setup_counts"]
+    outside = _outside_random_range(published, note)
+    if outside is False:
+        return "differs", _EVIDENCE["random_neighbour"]  # within what a random neighbour gives
+    return "unexplained", _EVIDENCE["random_neighbour"]
 
 
 def _mismatch(row: pd.Series) -> tuple[str, str]:
@@ -124,11 +155,7 @@ def _mismatch(row: pd.Series) -> tuple[str, str]:
             # LR and XGBoost refits differ from the authors' in some folds
             return "differs", _EVIDENCE["fits"]
         if table in _AWARENESS:
-            outside = _outside_random_range(row["published"], note)
-            if outside is False:
-                return "differs", _EVIDENCE["random_neighbour"]  # within what a random neighbour gives
-            # what was tried: the random neighbour (this file: outside its range); see the note
-            return "unexplained", _EVIDENCE["random_neighbour"]
+            return _awareness_mismatch(note, row["published"])
     return "unexplained", ""
 
 
@@ -158,10 +185,15 @@ def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
             evidence.append(_EVIDENCE["xx_formula"])
         elif matched[i] and r["column"] == "P-Value" and _printed_p_saturated(r["published"]):
             classes.append("saturated")
+            if r["table"] == "XX":
+                procedure = _EVIDENCE["causal_refits"]
+            elif "exact search" in note.iloc[i]:
+                procedure = _EVIDENCE["exact_search"]
+            else:
+                procedure = _EVIDENCE["random_neighbour"]
             evidence.append(
                 {"authors-per-fold": _EVIDENCE["battery_authors"], "rerun": _EVIDENCE["battery_rerun"]}.get(
-                    r["source"],
-                    _EVIDENCE["causal_refits"] if r["table"] == "XX" else _EVIDENCE["random_neighbour"],
+                    r["source"], procedure
                 )
             )
         elif matched[i]:
@@ -176,10 +208,10 @@ def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
     # Table XXV's p-value of the authors' procedure follows its K and N-K: unexplained with them
     ap = (out["source"] == "authors-procedure") & (out["table"] == "XXV")
     for _, part in out[ap].groupby("row", sort=False):
-        counts_unexplained = (part.loc[part["column"] != "P-Value", "class"] == "unexplained").any()
+        counts = part[part["column"] != "P-Value"]
         p = part.index[(part["column"] == "P-Value") & (part["class"] == "differs")]
-        if counts_unexplained and len(p):
-            out.loc[p, ["class", "evidence"]] = ["unexplained", _EVIDENCE["random_neighbour"]]
+        if (counts["class"] == "unexplained").any() and len(p):
+            out.loc[p, ["class", "evidence"]] = ["unexplained", counts["evidence"].iloc[0]]
     unexplained = out["class"] == "unexplained"
     out.loc[unexplained, "note"] = note[unexplained] + np.where(note[unexplained] != "", "; ", "") + _TRIED
     return out

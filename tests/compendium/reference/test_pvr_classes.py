@@ -1,6 +1,5 @@
 """results/published-vs-reproduced.csv: a class for every row, existing evidence for every non-exact row."""
 
-
 import pandas as pd
 import pytest
 from repo_paths import ROOT
@@ -60,3 +59,21 @@ def test_the_summary_counts_exact_apart_from_saturated_and_circular(pvr):
     assert (summary["exact"] + summary["saturated"] + summary["circular"] >= summary["matching"]).all()
     b = summary[summary["paper"] == "B"]
     assert b["saturated"].sum() > 0 and b["circular"].sum() == 16
+
+
+def test_awareness_rows_of_the_authors_procedure_come_from_the_exact_search_on_every_fold(pvr):
+    # issue 21, item 3: Tables XXI-XXV (authors-procedure) are the exact search's counts and cite it
+    awareness = pvr["table"].isin(["XXI", "XXII", "XXIII", "XXIV", "XXV"])
+    rows = pvr[(pvr["source"] == "authors-procedure") & awareness]
+    assert len(rows) == 56
+    assert rows["note"].str.contains("awareness_exact_search.csv").all()
+    exact = pd.read_csv(ROOT / "results/default/nij/authors_procedure/tables/awareness_exact_search.csv")
+    cells = rows[~rows["table"].eq("XXV")]
+    assert sorted(cells["reproduced"].astype(float).astype(int)) == sorted(exact["n"])
+    # Table XXIV's White block adds up to 13,374, not the 10,949 White people: its (own 1, neighbour 1) cell,
+    # printed 6564 (Table XXIII's Black cell), is the one no procedure gives
+    impossible = rows[rows["class"] == "impossible"]
+    assert ("XXIV", "Unprotected (White), Neighbor (Y) = 1", "Original (X) = 1") in set(
+        zip(impossible["table"], impossible["row"], impossible["column"], strict=True)
+    )
+    assert (impossible["evidence"] == "tests/compendium/test_published_b.py::test_printed_count_checks").all()
