@@ -69,6 +69,11 @@ _TRIED = (
     "sample of folds (exact_search_setup_counts.csv: the printed count is further from ours than another "
     "set-up moves it)"
 )
+_TRIED_RANDOM = (
+    "tried: a uniformly random other-race neighbour of the fold (Monte Carlo, "
+    "awareness_random_neighbour.csv: the printed count lies outside its 95% range); not tried: the authors' "
+    "exact search on every fold (opt-in rules gather_awareness_exact_search, authors_exact_search)"
+)
 
 
 def _printed_p_saturated(published: str) -> bool:
@@ -213,7 +218,12 @@ def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
         if (counts["class"] == "unexplained").any() and len(p):
             out.loc[p, ["class", "evidence"]] = ["unexplained", counts["evidence"].iloc[0]]
     unexplained = out["class"] == "unexplained"
-    out.loc[unexplained, "note"] = note[unexplained] + np.where(note[unexplained] != "", "; ", "") + _TRIED
+    tried = np.where(
+        note[unexplained].str.contains("the exact search on every fold was not run", regex=False),
+        _TRIED_RANDOM,
+        _TRIED,
+    )
+    out.loc[unexplained, "note"] = note[unexplained] + np.where(note[unexplained] != "", "; ", "") + tried
     return out
 
 

@@ -77,3 +77,41 @@ def test_awareness_rows_of_the_authors_procedure_come_from_the_exact_search_on_e
         zip(impossible["table"], impossible["row"], impossible["column"], strict=True)
     )
     assert (impossible["evidence"] == "tests/compendium/test_published_b.py::test_printed_count_checks").all()
+
+
+def test_awareness_classes_follow_the_gap_against_the_setup_change():
+    def row(published, note):
+        return {
+            "paper": "B",
+            "table": "XXII",
+            "row": "Protected (Black), Neighbor (Y) = 0",
+            "column": "Original (X) = 0",
+            "published": published,
+            "reproduced": 1000.0,
+            "source": "authors-procedure",
+            "matches": False,
+            "note": note,
+        }
+
+    search = "the authors' exact search on all 250 folds in their set-up: 1000 for the printed {p} "
+    size = "(printed - ours {g:+d}, 1%); another set-up would move this count by -10 to +50, "
+    size += "a change of up to 50"
+    rows = pd.DataFrame(
+        [
+            row("1040", search.format(p=1040) + size.format(g=40)),  # within the set-up change
+            row("1090", search.format(p=1090) + size.format(g=90)),  # beyond it
+            # beyond it, but a block that does not add up: as the misprint, the gap would be 20
+            row("1090", search.format(p=1090) + size.format(g=90) + "; printed - ours would be +20"),
+            row(
+                "1500",
+                "Monte Carlo with x: mean 900.0, 95% range 850-950, printed z = 9; the exact search on "
+                "every fold was not run",
+            ),
+        ]
+    )
+    got = classify_published_vs_reproduced(rows)
+    assert got["class"].tolist() == ["differs", "unexplained", "impossible", "unexplained"]
+    assert got["evidence"].iloc[0].endswith("exact_search_setup_counts.csv")
+    assert got["evidence"].iloc[2] == "tests/compendium/test_published_b.py::test_printed_count_checks"
+    assert "not tried: the authors' exact search" in got["note"].iloc[3]
+    assert "tried: " in got["note"].iloc[1] and "not tried" not in got["note"].iloc[1]
