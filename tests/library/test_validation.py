@@ -82,11 +82,23 @@ def test_the_audit_checks_its_frame_once(people, nan_scans, tmp_path):
 
     people.to_csv(tmp_path / "people.csv", index=False)
     argv = ["audit", str(tmp_path / "people.csv"), "--group", "g", "--y-true", "y", "--y-pred", "p"]
-    assert cli.main([*argv, "--n-resamples", "99", "--seed", "1", "--out", str(tmp_path / "out")]) == 0
-    # the audit checks the file itself (its messages name the line); the frame it builds from it (group,
-    # labels, favourable-relative 0/1 columns) is checked once, and every test it runs gets that checked value
+    seed = ["--n-resamples", "99", "--seed", "1"]
+    # rows (--fold reads each row): the audit checks the file itself (its messages name the line); the frame
+    # it builds from it (group, labels, favourable-relative 0/1 columns, fold) is checked once, and every test
+    # it runs gets that checked value
+    assert cli.main([*argv, "--fold", "fold", *seed, "--out", str(tmp_path / "rows")]) == 0
     audit_frames = {id(data): data for data, _ in nan_scans.calls if "__fairstats_y01" in data.columns}
     assert len(audit_frames) == 1
     frame = next(iter(audit_frames.values()))
-    internal = [f"__fairstats_{role}" for role in ("y_true", "y_pred", "y01", "p01")]  # never a user's name
+    assert len(frame) == len(people)
+    # internal names, never a user's
+    internal = [f"__fairstats_{role}" for role in ("y_true", "y_pred", "y01", "p01", "fold")]
     assert nan_scans.of(frame) == dict.fromkeys(["g", *internal], 1)
+    # counted (the CSV path without --fold): the frames checked are the 2 x 2 x 2 distinct combinations, never
+    # the 400 rows, and each is checked once
+    nan_scans.calls.clear()
+    assert cli.main([*argv, *seed, "--out", str(tmp_path / "counted")]) == 0
+    audit_frames = {id(data): data for data, _ in nan_scans.calls if "__fairstats_y01" in data.columns}
+    assert audit_frames and all(len(f) <= 8 for f in audit_frames.values())
+    for f in audit_frames.values():
+        assert set(nan_scans.of(f).values()) == {1}
