@@ -20,15 +20,18 @@ sample covariance (denominator n - 1 = 1) is :math:`V = \tfrac12 e e^T`, :math:`
 **Every pair of distinct people is at distance** :math:`\sqrt 2`. The search (first candidate strictly below
 the best so far, candidates in file order) therefore returns whichever candidate's floating-point error in
 the SVD of :math:`V` happens to be most negative: the "nearest neighbour" is decided by rounding, and it
-changes with the BLAS thread count or with the order in which the two vectors are stacked.
+changes with the order in which the two vectors are stacked (rarely with the BLAS thread count). Rounding is
+not a uniform draw, though: run on every fold, the search comes within a few per cent of the printed counts,
+which a uniformly random other-race neighbour does not (``awareness_exact_search.csv`` beside
+``awareness_random_neighbour.csv``).
 
 This module gives the distance (:func:`authors_distance`), the exact search (:func:`authors_neighbours`; one
 137 x 137 SVD per pair, about 5,000 per fold: an opt-in rule, not the default workflow), its run on a chunk of
 folds in the authors' set-up (:func:`exact_search_chunk`) and the printed tables' counts from its neighbours
-(:func:`exact_search_counts`), the comparison of the
-search under two floating-point set-ups (:func:`compare_setups`), and the seeded Monte Carlo of the printed
-2x2 counts when the neighbour is a uniformly random other-race person of the same fold
-(:func:`random_neighbour_counts`), which is what the procedure amounts to.
+(:func:`exact_search_counts`), the search under several floating-point set-ups (:func:`compare_setups`) and
+how far a set-up moves the neighbours and the counts (:func:`setup_sensitivity`), and the seeded Monte Carlo
+of the printed 2x2 counts when the neighbour is a uniformly random other-race person of the same fold
+(:func:`random_neighbour_counts`), the reference the printed counts are measured against.
 """
 
 from __future__ import annotations
