@@ -64,16 +64,12 @@ AP_EXACT = {
 }
 
 
-def ap_exact_inputs(wildcards):
-    return {name: ancient(path) for name, path in AP_EXACT.items() if os.path.exists(path)}
-
-
 # Tables XVI-XX from the refits, XXI-XXV as a random-neighbour Monte Carlo and (where run) the exact search, the
 # readings of XI-XIII and XV on the Table I scores of LDA and RF, and the published-vs-reproduced piece (source
 # authors-procedure).
 rule authors_procedure_tables:
     input:
-        unpack(ap_exact_inputs),
+        unpack(lambda wildcards: {k: ancient(v) for k, v in AP_EXACT.items() if os.path.exists(v)}),
         refits=AUTHORS_REFITS,
         predictions=expand(NIJ_PREDICTIONS, preset="paper")[0],
         published=NIJ_PUBLISHED_B,
