@@ -1,5 +1,7 @@
 """compendium.publish.site: HTML tables, the published-vs-reproduced rendering, captions, the site builder."""
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -52,6 +54,14 @@ def test_published_vs_reproduced_highlights_mismatches_with_their_notes():
     assert "rounds to 0.657" in out and "0.656893" in out
     only = published_vs_reproduced_html(_pvr(), only_mismatches=True)
     assert only.count("<tr class=") == 1 and "LDA" not in only
+    assert "<th>class</th>" not in out  # shown only where the table has it
+
+
+def test_published_vs_reproduced_shows_class_before_the_note_and_evidence_after():
+    table = _pvr().assign(**{"class": ["exact", "differs", "exact"], "evidence": ["", "results/x.csv", ""]})
+    heads = re.findall(r"<th>([^<]+)</th>", published_vs_reproduced_html(table))
+    assert heads[heads.index("matches") + 1 : heads.index("matches") + 4] == ["class", "note", "evidence"]
+    assert "results/x.csv" in published_vs_reproduced_html(table)
 
 
 def test_published_vs_reproduced_names_a_missing_column():

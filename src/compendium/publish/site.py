@@ -336,7 +336,8 @@ def published_vs_reproduced_html(table: pd.DataFrame, *, only_mismatches: bool =
     Parameters
     ----------
     table : pandas.DataFrame
-        Columns :data:`fairstats.reporting.PVR_COLUMNS`; ``published`` is the number as printed.
+        Columns :data:`compendium.publish.published.PVR_COLUMNS`, and ``class`` and ``evidence`` where
+        present (``class`` before the note, ``evidence`` after it); ``published`` is the number as printed.
     only_mismatches : bool, default False
         Keep only the rows whose ``matches`` is not True (the deviations).
 
@@ -353,7 +354,10 @@ def published_vs_reproduced_html(table: pd.DataFrame, *, only_mismatches: bool =
     matched = _is_true(table["matches"])
     shown = table.loc[~matched] if only_mismatches else table
     ok = matched.loc[shown.index]
-    view = shown[PVR_COLUMNS].assign(
+    # the class of each row and the committed result or test behind it (compendium.publish.pvr_classes)
+    order = [c for c in PVR_COLUMNS if c != "note"]
+    order += [c for c in ("class", "note", "evidence") if c in shown.columns or c == "note"]
+    view = shown[order].assign(
         published=shown["published"].astype(str),
         matches=np.where(ok, "\u2713 yes", "\u2717 no"),
         note=shown["note"].fillna(""),
