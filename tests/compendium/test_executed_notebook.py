@@ -81,3 +81,21 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert "not a Jupyter notebook" in capsys.readouterr().err
     assert bad.read_text() == "{ no json"  # left as it was
     assert main([str(tmp_path / "missing.ipynb")]) == 2
+
+
+def test_every_cell_of_the_source_notebooks_has_a_fixed_id():
+    # a cell without an id gets a random one when the notebook is read (nbformat 4.5), so two runs of the
+    # workflow would write different notebooks (tests/compendium/workflow/test_determinism.py, slow)
+    import json
+
+    from repo_paths import ROOT
+
+    sources = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+    assert sources
+    missing = [
+        f"{path.relative_to(ROOT)} cell {i}"
+        for path in sources
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
+        if not cell.get("id")
+    ]
+    assert missing == []
