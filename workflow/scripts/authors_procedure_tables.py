@@ -7,7 +7,11 @@ import logging
 import pandas as pd
 
 from compendium.paper_b.authors import read_published_b
-from compendium.paper_b.authors_awareness import random_neighbour_counts, summarise_random_counts
+from compendium.paper_b.authors_awareness import (
+    printed_awareness_cells,
+    random_neighbour_counts,
+    summarise_random_counts,
+)
 from compendium.paper_b.authors_procedure_pvr import published_vs_reproduced_authors_procedure
 from compendium.paper_b.battery import causal_discrimination_tables
 from compendium.paper_b.predictions import read_predictions
@@ -26,20 +30,9 @@ write_table(
     tests, out.causal_tests, digits=4, title="Table XX by the authors' refits (mid-p and Table XX's formula)"
 )
 
-published = read_published_b(sm.input.published)
-printed = []
-for _, r in published[published["table"].isin(["XXI", "XXII", "XXIII", "XXIV"])].iterrows():
-    printed.append(
-        {
-            "table": r["table"],
-            "group": "White" if r["row"].startswith("Unprotected") else "Black",
-            "original": int(r["column"].rsplit("=", 1)[1]),
-            "neighbor": int(r["row"].rsplit("=", 1)[1]),
-            "published": int(r["published"]),
-        }
-    )
 draws = random_neighbour_counts(refits, n_draws=p.n_draws, seed=p.seed)
-random_counts = summarise_random_counts(draws, pd.DataFrame(printed))
+printed = printed_awareness_cells(read_published_b(sm.input.published))
+random_counts = summarise_random_counts(draws, printed)
 write_table(
     random_counts,
     out.random_counts,

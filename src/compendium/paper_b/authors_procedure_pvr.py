@@ -23,7 +23,7 @@ import pandas as pd
 
 from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import MODELS, read_published_b
-from compendium.paper_b.authors_awareness import printed_awareness_cells as printed_cells
+from compendium.paper_b.authors_awareness import COUNT_TABLE_OF_MODEL
 from compendium.paper_b.printed_readings import READING_MODELS, nearest_reading
 from compendium.publish.published import PVR_COLUMNS, matches_printed
 from fairstats.mcnemar import mcnemar_midp
@@ -114,16 +114,15 @@ def _reading_rows(published: pd.DataFrame, readings: pd.DataFrame) -> list[list]
     return out
 
 
-def _block_excess(printed: pd.DataFrame, exact: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
+def _block_excess(exact: pd.DataFrame) -> dict[tuple, tuple[int, int]]:
     """Printed blocks of Tables XXI-XXIV whose four counts do not add up to the group's people.
 
-    Our counts of a block always add up to the group; where the printed ones do not, at least one printed
-    cell is wrong by the block's excess. Returns ``{(table, group): (printed total, excess)}``.
+    ``exact`` holds our count ``n`` and the printed one (``published``) of every cell. Our counts of a block
+    always add up to the group; where the printed ones do not, at least one printed cell is wrong by the
+    block's excess. Returns ``{(table, group): (printed total, excess)}``.
     """
-    keys = ["table", "group", "original", "neighbor"]
-    both = printed.merge(exact[keys + ["n"]], on=keys, validate="one_to_one")
     out = {}
-    for (table, group), block in both.groupby(["table", "group"], sort=False):
+    for (table, group), block in exact.groupby(["table", "group"], sort=False):
         excess = int(block["published"].sum() - block["n"].sum())
         if excess:
             out[(table, group)] = (int(block["published"].sum()), excess)
@@ -166,8 +165,8 @@ def _awareness_rows(
     excess: dict[tuple, tuple[int, int]] = {}
     if exact_counts is not None:
         exact = exact_counts.set_index(["table", "group", "original", "neighbor"])["n"]
-        excess = _block_excess(printed_cells(published), exact_counts)
-    table_of = {"lr": "XXI", "lda": "XXII", "rf": "XXIII", "xgb": "XXIV"}
+        excess = _block_excess(exact_counts)
+    model_of = {t: m for m, t in COUNT_TABLE_OF_MODEL.items()}
     out = []
     for _, p in published[published["table"].isin(["XXI", "XXII", "XXIII", "XXIV", "XXV"])].iterrows():
         table, row, column, printed = p["table"], p["row"], p["column"], p["published"]
@@ -175,13 +174,14 @@ def _awareness_rows(
             model_row, side = row.rsplit(" (", 1)
             model, group = _MODEL_OF_ROW[model_row], "White" if side.startswith("Unprotected") else "Black"
             # K = own 1 (unfavourable), neighbour 0; N-K = own 0, neighbour 1
-            cell = (table_of[model], group) + ((1, 0) if column in ("K", "P-Value") else (0, 1))
-            k_cell, nk_cell = (table_of[model], group, 1, 0), (table_of[model], group, 0, 1)
+            count_table = COUNT_TABLE_OF_MODEL[model]
+            cell = (count_table, group) + ((1, 0) if column in ("K", "P-Value") else (0, 1))
+            k_cell, nk_cell = (count_table, group, 1, 0), (count_table, group, 0, 1)
         else:
             group = "White" if row.startswith("Unprotected") else "Black"
             y, x = int(row.rsplit("=", 1)[1]), int(column.rsplit("=", 1)[1])
             cell = (table, group, x, y)
-            model = {v: k for k, v in table_of.items()}[table]
+            model = model_of[table]
         r = rand.loc[cell]
         random_text = (
             f"{mc}: mean {r['mean']:.1f}, 95% range {r['q025']:.0f}-{r['q975']:.0f}, printed z = {r['z']:.2f}"
@@ -255,9 +255,9 @@ def published_vs_reproduced_authors_procedure(
     n_draws, seed : int, keyword-only
         The Monte Carlo's draws and seed (for the notes).
     exact_counts : pandas.DataFrame, optional, keyword-only
-        :func:`compendium.paper_b.authors_awareness.exact_search_counts` of the search on every fold
-        (``awareness_exact_search.csv``); when given, Tables XXI-XXV are reproduced from it, else from the
-        Monte Carlo mean.
+        :func:`compendium.paper_b.authors_awareness.exact_search_counts` of the search on every fold, with
+        the printed counts (``awareness_exact_search.csv``); when given, Tables XXI-XXV are reproduced from
+        it, else from the Monte Carlo mean.
     setup_counts : pandas.DataFrame, optional, keyword-only
         The counts of :func:`compendium.paper_b.authors_awareness.setup_sensitivity`
         (``exact_search_setup_counts.csv``): how far another floating-point set-up moves each count.
