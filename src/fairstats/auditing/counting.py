@@ -27,7 +27,7 @@ import pandas as pd
 
 from fairstats.auditing.records import LINES, RecordLines
 
-__all__ = ["count_codes", "count_rows", "counted_columns", "first_rows"]
+__all__ = ["count_codes", "count_rows", "counted_columns", "first_rows", "people_in"]
 
 _LIMIT = 2**62  # combined codes stay below this (int64)
 
@@ -100,3 +100,8 @@ def count_rows(data: pd.DataFrame, used: Sequence[str]) -> tuple[pd.DataFrame, n
     lines = data.attrs.get(LINES)
     out.attrs[LINES] = (lines if lines is not None else RecordLines()).take(first)
     return out, people
+
+
+def people_in(mask: np.ndarray, weight: np.ndarray | None) -> int:
+    """The number of people in the rows ``mask`` (``weight``: people per row of counted rows, None: one)."""
+    return int(mask.sum()) if weight is None else int(np.asarray(weight)[mask].sum())

@@ -20,6 +20,7 @@ import pandas as pd
 from fairstats._text import display_text, lookalike_pairs
 from fairstats._validation import CheckedFrame, checked_frame
 from fairstats.auditing.columns import LINES
+from fairstats.auditing.counting import people_in
 from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.inputs import Source
@@ -108,11 +109,6 @@ def _internal_names(groups: Sequence[str]) -> dict[str, str]:
     return names
 
 
-def _people(data: pd.DataFrame, weight: np.ndarray | None, mask: np.ndarray) -> int:
-    """The number of people in the rows ``mask`` of ``data`` (``weight``: people per row, None: one)."""
-    return int(mask.sum()) if weight is None else int(np.asarray(weight)[mask].sum())
-
-
 def _whitespace_variants(data: pd.DataFrame, column: str, weight: np.ndarray | None = None) -> str | None:
     """The groups of ``column`` that differ only in surrounding white space, with their people."""
     text = data[column].astype(str)
@@ -187,9 +183,8 @@ def _columns_iv(
         if missing.any():
             first = int(np.flatnonzero(missing)[0])
             raise AuditError(
-                f"{option}: column {column!r} has {_people(data, weight, missing)} missing value(s) (NaN), "
-                "first on "
-                f"{_where(data, first, source)}"
+                f"{option}: column {column!r} has {people_in(missing, weight)} missing value(s) (NaN), "
+                f"first on {_where(data, first, source)}"
             )
     for column in options.groups:
         values = pd.unique(data[column])

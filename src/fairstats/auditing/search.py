@@ -19,6 +19,7 @@ import pandas as pd
 
 from fairstats._format import pvalue_text as _p
 from fairstats._resampling import derived_rng
+from fairstats.auditing.counting import people_in
 from fairstats.auditing.options import DEFAULT_SEARCH_METRICS
 from fairstats.search import SubgroupSearchResult, subgroup_search
 
@@ -62,9 +63,8 @@ def search_iv(
         missing = data[column].isna().to_numpy()
         if missing.any():
             raise ValueError(
-                f"--search: column {column!r} of {source} has "
-                f"{int(missing.sum()) if weight is None else int(np.asarray(weight)[missing].sum())} "
-                "missing value(s) (NaN)"
+                f"--search: column {column!r} of {source} has {people_in(missing, weight)} missing value(s) "
+                "(NaN)"
             )
     dup = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
     if dup is not None:
