@@ -35,7 +35,7 @@ import pandas as pd
 
 from fairstats._validation import CheckedFrame
 
-__all__ = ["COUNT_COLUMN", "Counts", "as_rows"]
+__all__ = ["COUNT_COLUMN", "Counts", "as_rows", "column_names", "count_frame", "parquet_relation", "rows_of"]
 
 #: Name of the count column of :class:`Counts` tables and of ``fairstats audit --counts`` files.
 COUNT_COLUMN = "n"
@@ -93,17 +93,31 @@ def _native(data: object) -> object:
     return data
 
 
-def _group_by(data: object, columns: list[str], where: str) -> pd.DataFrame:
-    """``SELECT columns, count(*) AS n ... GROUP BY columns`` inside the frame's own engine."""
+def _narwhals(data: object, where: str):
     import narwhals.stable.v2 as nw
 
     try:
-        frame = nw.from_native(_native(data))
+        return nw.from_native(_native(data))
     except TypeError:
         raise TypeError(
             f"{where} must be a data frame (pandas, polars, pyarrow, DuckDB, Spark, ...) or Counts, got "
             f"{type(data).__name__}"
         ) from None
+
+
+def column_names(data: object, *, where: str = "`data`") -> list[str]:
+    """The column names of any data frame narwhals reads (pandas, polars, pyarrow, DuckDB, Spark), as text;
+    ``TypeError`` naming ``where`` for anything else."""
+    return [str(c) for c in _narwhals(data, where).columns]
+
+
+def count_frame(data: object, columns: Sequence[str], *, where: str = "`data`") -> pd.DataFrame:
+    """``SELECT columns, count(*) AS n ... GROUP BY columns`` inside the frame's own engine, missing values
+    kept as a value of their own (a :class:`Counts` refuses them; a caller that allows them, such as the
+    impact ratios' unknown category, counts with this). ``ValueError`` naming a missing column."""
+    import narwhals.stable.v2 as nw
+
+    frame = _narwhals(data, where)
     names = list(frame.columns)
     missing = [c for c in columns if c not in names]
     if missing:
@@ -114,6 +128,43 @@ def _group_by(data: object, columns: list[str], where: str) -> pd.DataFrame:
     table = counted.to_pandas()
     table[COUNT_COLUMN] = table[COUNT_COLUMN].astype(np.int64)
     return table
+
+
+def rows_of(data: object, columns: Sequence[str], *, where: str = "`data`") -> pd.DataFrame:
+    """The ``columns`` of every row of any data frame as a pandas frame (a lazy engine runs the selection and
+    only those columns leave it): for the tests that need each person's row."""
+    import narwhals.stable.v2 as nw
+
+    frame = _narwhals(data, where)
+    names = list(frame.columns)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ValueError(f"{where}: missing column(s) {missing!r}; it has {names[:12]!r}")
+    selected = frame.select(*columns)
+    if isinstance(selected, nw.LazyFrame):
+        selected = selected.collect()
+    return selected.to_pandas()
+
+
+def parquet_relation(path: str | os.PathLike):
+    """A DuckDB relation over a parquet file, or a folder of parquet files (searched recursively): nothing is
+    read until it is queried. ``ValueError`` naming the path for a missing, empty or unreadable input."""
+    import duckdb
+
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(str(p) for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".pq"))
+        if not files:
+            raise ValueError(f"{str(path)!r}: folder holds no .parquet files")
+    elif path.is_file():
+        files = [str(path)]
+    else:
+        raise ValueError(f"{str(path)!r}: no such parquet file or folder")
+    try:
+        return duckdb.connect().read_parquet(files)
+    except duckdb.Error as error:
+        message = " ".join(str(error).split())
+        raise ValueError(f"could not read {str(path)!r} as parquet: {message}") from None
 
 
 @dataclass(frozen=True)
@@ -205,7 +256,7 @@ class Counts:
         if isinstance(data, Counts):
             return data.select(columns)
         columns = _columns_iv(columns)
-        table = _group_by(data, columns, where)
+        table = count_frame(data, columns, where=where)
         if table.empty or int(table[COUNT_COLUMN].sum()) == 0:
             raise ValueError(f"{where} is empty (0 rows)")
         _missing_iv(table, where)
@@ -219,24 +270,7 @@ class Counts:
         DuckDB scans the files in a streaming hash aggregate (bounded memory, all cores); only the counts
         come back. Raises ``ValueError`` naming the path for a missing, empty or unreadable file.
         """
-        import duckdb
-
-        path = Path(path)
-        if path.is_dir():
-            files = sorted(str(p) for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".pq"))
-            if not files:
-                raise ValueError(f"{str(path)!r}: folder holds no .parquet files")
-        elif path.is_file():
-            files = [str(path)]
-        else:
-            raise ValueError(f"{str(path)!r}: no such parquet file or folder")
-        connection = duckdb.connect()
-        try:
-            relation = connection.read_parquet(files)
-        except duckdb.Error as error:
-            message = " ".join(str(error).split())
-            raise ValueError(f"could not read {str(path)!r} as parquet: {message}") from None
-        return cls.from_frame(relation, columns=columns, where=repr(str(path)))
+        return cls.from_frame(parquet_relation(path), columns=columns, where=repr(str(Path(path))))
 
     @classmethod
     def from_table(

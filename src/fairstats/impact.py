@@ -261,7 +261,7 @@ def _reference_iv(reference: object, groupings: list[tuple[str, ...]]) -> dict[s
 def _count(data: object, columns: list[str], where: str) -> tuple[pd.DataFrame, dict[str, list]]:
     """The data counted over ``columns`` (missing values kept), and each pandas categorical column's
     declared categories (so that a category without anybody is reported, not lost)."""
-    from fairstats.counts import _group_by
+    from fairstats.counts import count_frame
 
     declared: dict[str, list] = {}
     if isinstance(data, Counts):
@@ -272,7 +272,7 @@ def _count(data: object, columns: list[str], where: str) -> tuple[pd.DataFrame, 
         for c in columns:
             if c in data.columns and isinstance(data[c].dtype, pd.CategoricalDtype):
                 declared[c] = list(data[c].cat.categories)
-    table = _group_by(data, columns, where)
+    table = count_frame(data, columns, where=where)
     table = table[table[COUNT_COLUMN] > 0].reset_index(drop=True)
     if table.empty:
         raise ValueError(f"{where} is empty (0 rows)")

@@ -16,10 +16,10 @@ import pytest
 import fairstats
 from fairstats.auditing.counting import count_rows
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.inputs import Source, read_audit_input, read_input
+from fairstats.auditing.inputs import Input, Source, read
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.records import LINES
-from fairstats.auditing.result import start
+from fairstats.auditing.result import run
 
 OPTIONS = AuditOptions(groups=("race", "sex"), y_true="y", y_pred="p", n_resamples=99)
 TABLES = ("equal_confusion", "residuals", "tests")
@@ -36,10 +36,15 @@ def _people(n=2000, seed=30):
     )  # fmt: skip
 
 
+def _read(path, options):
+    found = read(path, options)
+    return found.rows, found.weight
+
+
 def _finish(data, weight, options, source):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return start(data, weight, options, source).finish()
+        return run(Input(data, weight, source), options)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +55,7 @@ def people_csv(tmp_path_factory):
 
 
 def test_a_csv_file_is_counted_as_it_is_read(people_csv):
-    data, weight = read_audit_input(people_csv, OPTIONS)
+    data, weight = _read(people_csv, OPTIONS)
     people = _people()
     assert weight is not None and int(weight.sum()) == len(people)
     assert list(data.columns) == ["race", "sex", "y", "p"]  # only the columns the audit reads
@@ -68,9 +73,9 @@ def test_every_reader_gives_the_same_tables(people_csv, tmp_path):
     parquet = tmp_path / "people.parquet"
     people.to_parquet(parquet)
     audits = {
-        "csv counted": _finish(*read_audit_input(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv)),
-        "csv rows (pandas)": _finish(*read_input(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv)),
-        "parquet (DuckDB)": _finish(*read_input(parquet, OPTIONS), OPTIONS, Source.of_file(parquet)),
+        "csv counted": _finish(*_read(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv)),
+        "csv rows (pandas)": _finish(*_read(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv)),
+        "parquet (DuckDB)": _finish(*_read(parquet, OPTIONS), OPTIONS, Source.of_file(parquet)),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -86,7 +91,7 @@ def test_every_reader_gives_the_same_tables(people_csv, tmp_path):
 
 def test_counted_estimates_equal_the_library_on_rows(people_csv):
     """the audit's equal confusion test and rates on counts equal the library's on the rows (1e-12)"""
-    audit = _finish(*read_audit_input(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv))
+    audit = _finish(*_read(people_csv, OPTIONS), OPTIONS, Source.of_file(people_csv))
     rows = _people()
     ours = audit.equal_confusion.set_index("grouping").loc["race"]
     with warnings.catch_warnings():
@@ -106,7 +111,7 @@ def _csv(tmp_path, text, name="bad.csv"):
 
 
 def _message(path, options=OPTIONS):
-    data, weight = read_audit_input(path, options)
+    data, weight = _read(path, options)
     with pytest.raises(AuditError) as caught:
         _finish(data, weight, options, Source.of_file(path))
     return str(caught.value)
@@ -138,7 +143,7 @@ def test_missing_values_count_people_not_combinations(tmp_path):
 def test_whitespace_variants_are_warned_with_their_people(tmp_path):
     rows = ["race,sex,y,p"] + ["A,F,1,0", "B,M,0,1"] * 5 + ["A ,M,0,1"] * 3
     path = _csv(tmp_path, "\n".join(rows) + "\n")
-    data, weight = read_audit_input(path, OPTIONS)
+    data, weight = _read(path, OPTIONS)
     audit = _finish(data, weight, OPTIONS, Source.of_file(path))
     assert any("'A' (5)" in w and "'A ' (3)" in w for w in audit.warnings), audit.warnings
 
@@ -147,7 +152,7 @@ def test_a_file_pyarrow_refuses_is_read_by_pandas(tmp_path):
     """a short last row: pandas fills it with missing values and the audit names them, as before counting"""
     rows = ["race,sex,y,p"] + ["A,F,1,0", "B,M,0,1"] * 5 + ["B,M"]
     path = _csv(tmp_path, "\n".join(rows) + "\n")
-    data, weight = read_audit_input(path, OPTIONS)
+    data, weight = _read(path, OPTIONS)
     assert weight is None and len(data) == 11  # the rows, as pandas read them
     assert "first on line 12 of bad.csv" in _message(path)
 

@@ -94,7 +94,7 @@ def test_unordered_has_no_ordinal_test_and_counts_give_the_same_test(data_csv, t
         (["--decision-levels", "Low,High"],
          r"--y-pred: column 'd' has the value 'Medium' \(on line \d+ of people\.csv\) that is not among "
          r"--decision-levels \['Low', 'High'\]"),
-        (["--decision-levels", "Low"], r"--decision-levels 'Low': at least two levels"),
+        (["--decision-levels", "Low"], r"--decision-levels: at least two levels are needed, got \['Low'\]"),
         (["--decision-levels", "Low,Medium,Low,High"], r"the level 'Low' is listed twice"),
         (["--decision-levels", "Low,,High"], r"an empty level"),
         (["--decision-levels", "Low,Medium,High", "--outcome-levels", "0,2"],

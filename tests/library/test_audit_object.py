@@ -91,7 +91,7 @@ def test_repr_html_escapes_data_strings():
 
 
 def test_options_are_checked_once_where_they_enter(compas):
-    with pytest.raises(AuditError, match=r"--n-resamples: must be from 99 to 1,000,000 .*got 5"):
+    with pytest.raises(AuditError, match=r"--n-resamples: must be an integer from 99 to 1,000,000 .*got 5"):
         fairstats.audit(compas, group="race", y_true="y_true", y_pred="y_pred", n_resamples=5)
     with pytest.raises(AuditError, match=r"--alpha: must be strictly between 0 and 1, got 1.5"):
         fairstats.audit(compas, group="race", y_true="y_true", y_pred="y_pred", alpha=1.5)

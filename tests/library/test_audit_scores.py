@@ -73,7 +73,7 @@ def test_numeric_prediction_without_task_gets_the_hint(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
     code = main(["audit", str(path), "--group", "g", "--y-true", "y", "--y-pred", "pred", "--task",
                  "regression", "--y-score", "pred", "--out", str(tmp_path / "o")])
-    assert code == 2 and "--y-score belongs to the audit of decisions" in capsys.readouterr().err
+    assert code == 2 and "--y-score does not apply to --task regression" in capsys.readouterr().err
     code = main(["audit", str(path), "--group", "g", "--y-true", "y", "--y-pred", "nope", "--task",
                  "regression", "--out", str(tmp_path / "o")])
     assert code == 2 and "'nope'" in capsys.readouterr().err

@@ -287,7 +287,8 @@ BAD_INPUTS = [
         ["--group", "race", "--y-score", "score"],
         r"scores in \[0, 1\], found 3 on line 5 ",
     ),
-    ("same column twice", "compas", ["--group", "race", "--group", "race"], r"--group 'race' is given twice"),
+    ("same column twice", "compas", ["--group", "race", "--group", "race"],
+     r"--group: 'race' is given twice"),
     ("role clash", "compas", ["--group", "y_true"], r"--y-true 'y_true' is also given as --group"),
     ("unreadable parquet", "garbage", ["--group", "race"], r"could not read '.*garbage\.parquet' as parquet"),
     ("empty file", "empty", ["--group", "race"], r"'.*empty\.csv' is empty"),
@@ -295,7 +296,7 @@ BAD_INPUTS = [
         "alpha",
         "compas",
         ["--group", "race", "--alpha", "2"],
-        r"argument --alpha: must be strictly between 0 and 1",
+        r"--alpha: must be strictly between 0 and 1",
     ),
     (
         "resamples",

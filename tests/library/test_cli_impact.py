@@ -79,7 +79,7 @@ def test_ll144_layout_two_percent_rule_unknowns_and_sentences(data, tmp_path, ca
     argv = ["audit", str(path), *IMPACT, "--standard", "ll144", "--sex", "sex", "--race", "race",
             "--date", "applied", "--min-share", "0.02", "--out", str(out)]  # fmt: skip
     status, _, stderr = _run(capsys, *argv)
-    assert status == 2 and "column 'race' (`group`) has 5 missing value(s)" in stderr
+    assert status == 2 and "--race: column 'race' has 5 missing value(s)" in stderr
     assert "--missing-as-unknown" in stderr and not out.exists()
     status, _, stderr = _run(capsys, *argv, "--missing-as-unknown")
     assert status == 0, stderr
@@ -162,12 +162,12 @@ def test_data_strings_are_text_in_every_output(tmp_path, capsys):
         (["--group", "sex", "--y-pred", "hired", "--favorable", "hired!"], "'hired!' does not occur"),
         (["--group", "sex", "--y-pred", "hired"], "name the selected one with --favorable"),
         (["--group", "sex", "--y-pred", "hired", "--favorable", "yes", "--y-true", "hired"],
-         "--y-true belongs to the outcome audit"),
+         "--y-true does not apply to --impact-ratios"),
         (["--standard", "ll144", "--sex", "sex", "--y-pred", "hired", "--favorable", "yes"],
          "--standard ll144 needs --sex COL and --race COL"),
-        (["--group", "nope", "--y-pred", "hired", "--favorable", "yes"], "missing column(s) ['nope']"),
+        (["--group", "nope", "--y-pred", "hired", "--favorable", "yes"], "--group: column 'nope' not found"),
         (["--group", "sex", "--y-pred", "hired", "--favorable", "yes", "--date", "sex"],
-         "given for two roles"),
+         "is also given as --group; each role needs its own column"),
         (["--group", "sex", "--y-pred", "hired", "--favorable", "yes", "--date", "race"], "not a date"),
     ],
 )
@@ -182,10 +182,11 @@ def test_bad_input_is_one_line_and_writes_nothing(data, tmp_path, capsys, extra,
 def test_impact_options_stay_out_of_the_outcome_audit(data, tmp_path, capsys):
     status, _, stderr = _run(capsys, "audit", str(data), "--group", "sex", "--y-pred", "hired",
                              "--out", str(tmp_path / "x"))  # fmt: skip
-    assert status == 2 and "the following arguments are required: --y-true" in stderr
+    assert status == 2
+    assert "the following arguments are required for the audit of decisions: --y-true" in stderr
     status, _, stderr = _run(capsys, "audit", str(data), "--group", "sex", "--y-true", "hired", "--y-pred",
                              "hired", "--min-share", "0.02", "--out", str(tmp_path / "y"))  # fmt: skip
-    assert status == 2 and "--min-share belongs to --impact-ratios" in stderr
+    assert status == 2 and "--min-share does not apply to the audit of decisions" in stderr
 
 
 @pytest.mark.parametrize(("spec", "expected"), [

@@ -32,6 +32,9 @@ EXCEPTIONS = {
     ("roc_curves", "n_resamples"): "pointwise bands of a figure: 199",
     ("calibration_curves", "n_resamples"): "pointwise bands of a figure, a spline GLM per resample: 199",
     ("regression_tests", "margin"): "in the unit of the outcome, which the library cannot know: no default",
+    **{("audit", name): "None: not given; the task's default is the declaration's (fairstats.auditing."
+       "options.OPTIONS, docs/options.rst), and a task that does not take the option refuses it"
+       for name in ("margin", "n_resamples", "min_size", "scoring_rate", "missing_as_unknown")},
 }
 COLUMN_PARAMETERS = ("group", "y_true", "y_pred", "y_score", "fold")
 CONVENTIONS = {"alpha": 0.05, "favorable": 1, "n_resamples": 9999, "confidence_level": 0.95}

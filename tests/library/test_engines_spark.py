@@ -51,3 +51,24 @@ def test_spark_frame_gives_the_pandas_answers(spark):
     np.testing.assert_allclose(table[numeric].to_numpy(float), expected[numeric].to_numpy(float), rtol=1e-12)
     counts = fs.Counts.from_frame(frame, columns=["g", "y", "p"])
     assert counts.n == len(people)
+
+
+@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression"])
+def test_every_audit_task_on_a_spark_frame_gives_the_pandas_tables(spark, task):
+    """The audit's one input step on Spark: counted (or, for a regression, its columns collected) in Spark,
+    filtered by the same ``where``, the same numbers as on pandas."""
+    people = _people().assign(age=np.arange(2000) % 60 + 18, y_num=lambda d: d["y"] * 3.0 + d.index % 7,
+                              p_num=lambda d: d["p"] * 3.0 + d.index % 5)  # fmt: skip
+    frame = spark.createDataFrame(people)
+    options = {
+        "decisions": dict(group="g", y_true="y", y_pred="p", n_resamples=199),
+        "impact_ratios": dict(group="g", y_pred="p"),
+        "regression": dict(group="g", y_true="y_num", y_pred="p_num", n_resamples=199),
+    }[task]
+    ours = fs.audit(frame, task=task, where="age > 30", **options)
+    ref = fs.audit(people, task=task, where="age > 30", **options)
+    assert ours.n == ref.n < len(people) and ours.filters == ref.filters
+    for name, table in ref.tables.items():
+        numeric = table.select_dtypes(include="number").columns
+        np.testing.assert_allclose(ours.tables[name][numeric].to_numpy(float), table[numeric].to_numpy(float),
+                                   rtol=1e-12, equal_nan=True)  # fmt: skip

@@ -265,7 +265,7 @@ def test_interrupt_while_the_work_folder_is_made_leaves_nothing(tmp_path, monkey
     """The race the signal tests can hit: an interrupt after ``mkdtemp`` and before
     :func:`new_work_folder` returns (its caller never got the folder's name) leaves nothing behind."""
     from fairstats.auditing import folder
-    from fairstats.auditing.result import write_folder
+    from fairstats.auditing.folder import write_folder
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt  # as the SIGINT handler would, while the marker is being put in place

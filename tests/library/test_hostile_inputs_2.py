@@ -29,10 +29,11 @@ from fairstats._format import PLAIN, figure_text
 from fairstats._text import LINE_BREAKS, _hidden, display_text
 from fairstats.auditing import DuplicateColumnWarning, GroupLookalikeWarning, cli
 from fairstats.auditing.folder import WORK_MARKER, _clean_leftovers, _stem, new_work_folder
-from fairstats.auditing.inputs import Source, read_input
+from fairstats.auditing.inputs import Input, Source, read
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.report import markdown_code, markdown_text
-from fairstats.auditing.result import start
+from fairstats.auditing.result import decisions_audit
+from fairstats.auditing.rows import prepared_rows
 
 FAST = ["--y-true", "y", "--y-pred", "p", "--n-resamples", "99"]
 
@@ -56,12 +57,27 @@ def _run(capsys, *argv) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
+class _Started:
+    """The rows checked (the row step: what raises and warns about the input), the audit computed by
+    :meth:`finish`."""
+
+    def __init__(self, rows, options):
+        self.rows, self.options = rows, options
+
+    @property
+    def warned(self):
+        return self.rows.warned
+
+    def finish(self):
+        return decisions_audit(self.rows, self.options)
+
+
 def _start(frame: pd.DataFrame, **options):
     opts = AuditOptions(groups=("g",), y_true="y", y_pred="p", n_resamples=99, **options)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        started = start(frame, None, opts, Source(name="frame", kind="frame"))
-    return started, caught
+        rows = prepared_rows(Input(frame, None, Source(name="frame", kind="frame")), opts)
+    return _Started(rows, opts), caught
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -198,7 +214,7 @@ def test_lookalike_groups_are_warned_with_both_values_escaped(a, b):
 
 def test_lookalike_warning_is_its_own_class():
     """the lookalike warning is a GroupLookalikeWarning (catchable by class)"""
-    from fairstats.auditing.prepare import _lookalikes
+    from fairstats.auditing.grouping import _lookalikes
 
     message = _lookalikes(_people(["male", "male\u200b"]), "g")
     assert message and issubclass(GroupLookalikeWarning, UserWarning)
@@ -261,7 +277,7 @@ def test_number_like_group_texts_stay_distinct_groups(tmp_path):
     groups = ["-0.0", "0.0", "NaN", "inf"]
     body = "".join(f"{groups[i % 4]},{i % 2},{(i // 2) % 2}\n" for i in range(40))
     path = _csv(tmp_path, "g,y,p\n" + body)
-    data, _ = read_input(path, AuditOptions(groups=("g",), y_true="y", y_pred="p"))
+    data = read(path, AuditOptions(groups=("g",), y_true="y", y_pred="p")).rows
     assert sorted(set(data["g"])) == sorted(groups)
 
 
@@ -390,8 +406,10 @@ def test_two_thousand_columns_are_read(tmp_path):
     filler = pd.DataFrame(np.zeros((len(frame), 2000)), columns=[f"c{i}" for i in range(2000)])
     wide = pd.concat([frame, filler], axis=1)
     wide.to_csv(tmp_path / "w.csv", index=False)
-    data, _ = read_input(tmp_path / "w.csv", AuditOptions(groups=("g",), y_true="y", y_pred="p"))
-    assert data.shape == (len(frame), 2003) and list(data["g"]) == list(frame["g"])
+    found = read(tmp_path / "w.csv", AuditOptions(groups=("g",), y_true="y", y_pred="p"))
+    assert list(found.rows.columns) == ["g", "y", "p"] and int(found.weight.sum()) == len(frame)  # counted
+    got = pd.Series(found.weight, index=pd.MultiIndex.from_frame(found.rows)).sort_index()
+    assert got.to_dict() == frame.groupby(["g", "y", "p"]).size().to_dict()
 
 
 def test_a_megabyte_value_round_trips_through_the_csv_writer():

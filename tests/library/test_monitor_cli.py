@@ -17,7 +17,7 @@ import pytest
 
 import fairstats
 from fairstats.auditing.cli import main as fairstats_main
-from fairstats.auditing.monitor import EXIT_ALARM
+from fairstats.auditing.exits import EXIT_DISPARITY as EXIT_ALARM
 
 
 def main(args: list[str]) -> int:
@@ -42,7 +42,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
-ARGS = ["--group", "g", "--y-pred", "p", "--y-true", "y"]
+ARGS = ["--group", "g", "--y-pred", "p", "--y-true", "y", "--fail-on", "disparity"]
 
 
 def test_first_run_writes_the_state_and_reports_changes(tmp_path, capsys):
@@ -128,7 +128,7 @@ def test_changed_old_batch_and_earlier_new_batch_are_refused_state_untouched(tmp
     [
         ("foreign", "holds 'notes.txt' and no audit manifest"),
         ("options", "was started with y_true = 'y', not None"),
-        ("column", "batch 'week000.csv': missing column(s) ['q']"),
+        ("column", "--y-pred: column 'q' not found in week000.csv"),
     ],
 )
 def test_refusals_are_one_line_exit_2(tmp_path, capsys, setup, match):
@@ -140,7 +140,7 @@ def test_refusals_are_one_line_exit_2(tmp_path, capsys, setup, match):
         (state / "notes.txt").write_text("mine")
     elif setup == "options":
         main(args)
-        args = args[:-4] + args[-2:]  # without --y-true
+        args = [a for a in args if a not in ("--y-true", "y")]
     else:
         args = [str(tmp_path / "in"), "--group", "g", "--y-pred", "q", "--state", str(state)]
     capsys.readouterr()
@@ -216,23 +216,33 @@ def test_hostile_group_labels_are_shown_as_text(tmp_path, capsys):
     p = (rng.random(600) < np.where(g == "x\ny", 0.7, 0.2)).astype(int)
     pd.DataFrame({"g": g, "p": p}).to_csv(folder / "b1.csv", index=False)
     state = tmp_path / "st"
-    assert main([str(folder), "--group", "g", "--y-pred", "p", "--state", str(state)]) == EXIT_ALARM
+    argv = [str(folder), "--group", "g", "--y-pred", "p", "--fail-on", "disparity", "--state", str(state)]
+    assert main(argv) == EXIT_ALARM
     out = capsys.readouterr().out
     assert "x⏎y" in out and all(line.startswith("batch b1.csv: ") for line in out.splitlines())
     table = pd.read_csv(state / "monitor.csv", keep_default_na=False)
     assert set(table["group"]) | set(table["reference"]) == {"'=1+2", "$\\alpha$", "x\ny"}
 
 
-def test_add_monitor_parser_makes_a_subcommand(tmp_path, capsys):
-    import argparse
-
-    from fairstats.auditing.monitor import add_monitor_parser, run_monitor
-
-    write_batches(tmp_path / "in", 2, gap=0.0)
-    top = argparse.ArgumentParser(prog="fairstats")
-    add_monitor_parser(top.add_subparsers(dest="command"))
-    args = top.parse_args(["monitor", str(tmp_path / "in"), *ARGS, "--state", str(tmp_path / "st")])
-    assert args.command == "monitor"
-    assert run_monitor(args) in (0, EXIT_ALARM)
-    assert (tmp_path / "st" / "monitor.json").is_file()
+def test_an_alarm_exits_3_only_when_asked_to_fail_on_it(tmp_path, capsys):
+    """One table of exit statuses: an alarm is "a disparity found", exit 3 with --fail-on disparity only."""
+    write_batches(tmp_path / "in", 4)
+    plain = [a for a in ARGS if a not in ("--fail-on", "disparity")]
+    assert main([str(tmp_path / "in"), *plain, "--state", str(tmp_path / "a")]) == 0
+    assert "alarm" in capsys.readouterr().out
+    assert main([str(tmp_path / "in"), *ARGS, "--state", str(tmp_path / "b")]) == EXIT_ALARM
+    assert main([str(tmp_path / "in"), *ARGS, "--state", str(tmp_path / "b")]) == EXIT_ALARM  # nothing new
     capsys.readouterr()
+
+
+def test_the_monitor_reads_its_batches_through_the_audits_row_step(tmp_path, capsys):
+    """--where filters each batch and the state keeps it: a later run with another filter is refused."""
+    write_batches(tmp_path / "in", 2)
+    state = tmp_path / "st"
+    assert main([str(tmp_path / "in"), *ARGS, "--where", "g <> '=c'", "--json", "--state", str(state)]) == 3
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["task"] == "monitor" and all(b["filters"][0]["removed"] > 0 for b in shown["batches"])
+    assert "=c" not in set(pd.read_csv(state / "monitor.csv", keep_default_na=False)["group"])
+    write_batches(tmp_path / "in", 1, start=2)
+    assert main([str(tmp_path / "in"), *ARGS, "--state", str(state)]) == 2
+    assert "where" in capsys.readouterr().err

@@ -30,10 +30,12 @@ from fairstats._text import display_text
 from fairstats.auditing.errors import AuditError, DuplicateColumnWarning
 from fairstats.counts import COUNT_COLUMN
 
-__all__ = ["LINES", "group_values", "input_columns", "unique_columns"]
+__all__ = ["LINES", "READ_WARNINGS", "group_values", "input_columns", "unique_columns"]
 
 #: ``DataFrame.attrs`` key of a CSV file's record lines (:class:`fairstats.auditing.inputs.RecordLines`).
 LINES = "fairstats_lines"
+#: ``DataFrame.attrs`` key of the input warnings raised while reading (kept as the audit's notes).
+READ_WARNINGS = "fairstats_read_warnings"
 
 
 def _missing(x: object) -> bool:
@@ -199,14 +201,13 @@ def input_columns(
     """The reader contract (:mod:`fairstats.auditing.columns`) on rows or counts from any path: repeated
     column names by its one rule, group values as the audit shows them (or refused). ``options``: the
     :class:`~fairstats.auditing.AuditOptions`; ``source``: the input's
-    :class:`~fairstats.auditing.inputs.Source`; ``weight``: people per row (None: one each)."""
+    :class:`~fairstats.auditing.source.Source`; ``weight``: people per row (None: one each)."""
     lines = data.attrs.get(LINES)
 
     def where(position: int) -> str:
         return source.where(position, counted=weight is not None, lines=lines)
 
-    used = [*options.groups, *options.search, options.y_true, options.y_pred]
-    used += [c for c in (options.y_score, options.fold) if c is not None]
+    used = list(options.columns)
     if weight is not None:
         used.append(COUNT_COLUMN)
     data = unique_columns(data, used, name=source.name, where=where)

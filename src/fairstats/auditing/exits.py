@@ -1,11 +1,31 @@
-"""The exit statuses of the ``fairstats`` command line, one set for every subcommand (``audit``, ``monitor``).
+"""The exit statuses of the ``fairstats`` command line: one table for every subcommand and its help.
 
-0 done; 1 the output (or state) folder could not be written; 2 bad input or options, one line on stderr and
-nothing written; 3 a disparity found (``audit --fail-on disparity`` with a verdict ``disparity``, or a
-``monitor`` comparison in ``alarm``), the outputs written as usual; 130 / 143 after SIGINT / SIGTERM.
+:data:`EXIT_STATUSES` is the table; ``fairstats --help``, ``fairstats audit --help`` and
+``fairstats monitor --help`` print it (:func:`exit_status_text`), and :mod:`fairstats.auditing.cli` returns
+these
+numbers only.
 """
 
 EXIT_OK = 0
 EXIT_WRITE = 1
 EXIT_BAD_INPUT = 2
 EXIT_DISPARITY = 3
+EXIT_INTERRUPTED = 130
+
+#: (status, meaning), for every subcommand.
+EXIT_STATUSES = (
+    (EXIT_OK, "done (with --fail-on disparity: no disparity found)"),
+    (EXIT_WRITE, "the output folder (the monitor: its state) could not be written"),
+    (EXIT_BAD_INPUT, "bad input or options: one line on stderr, nothing written"),
+    (EXIT_DISPARITY, "--fail-on disparity was given and a disparity was found (impact ratios: a category "
+     "below 4/5; the monitor: a comparison in alarm); the outputs are written"),
+    (EXIT_INTERRUPTED, "Ctrl-C (SIGINT); 128 + its number after another ending signal (143: SIGTERM, 129: "
+     "SIGHUP); nothing written"),
+)
+
+
+def exit_status_text() -> str:
+    """The table as the help prints it."""
+    lines = ["exit status:"]
+    lines += [f"  {status:<4} {meaning}" for status, meaning in EXIT_STATUSES]
+    return "\n".join(lines)

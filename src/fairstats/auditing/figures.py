@@ -122,6 +122,8 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
     if len(tests):
         for name, part in tests[tests["metric"] != "calibration"].groupby("grouping", sort=False):
             metrics = list(dict.fromkeys(part["metric"]))
+            pairs = bool(part.duplicated(["metric", "group"]).any())  # --comparisons pairs: a group, twice
+            part = part.assign(group=_pair_labels(part) if pairs else part["group"])
             groups = list(dict.fromkeys(part["group"]))
             total = len(groups)
             if total > _MAX_FIGURE_GROUPS:  # the groups with the smallest adjusted p-values
@@ -163,8 +165,10 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
             axes[0].invert_yaxis()  # once: the axes share y, the first group on top
             reference = part["reference"].iloc[0]
             subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
+            minus = "each pair: the first group minus the second" if pairs else \
+                f"each group minus {figure_text(reference)}"  # fmt: skip
             fig.suptitle(
-                f"{figure_text(name)}: each group minus {figure_text(reference)}{subset}\n"
+                f"{figure_text(name)}: {minus}{subset}\n"
                 "95% intervals, unadjusted; filled: the interval excludes 0 (Holm-adjusted p in the report)",
                 fontsize=10,
                 **PLAIN,
@@ -352,3 +356,8 @@ def regression_figures(distributions: dict, folder: Path) -> list[dict]:
                             "alt": figure_alt("residual_distributions", name, groups=_names(shown),
                                               subset=subset, medians=text)})
     return written
+
+
+def _pair_labels(part):
+    """A comparison's label in a figure of every pair of groups: ``group − reference``."""
+    return part["group"].astype(str) + " − " + part["reference"].astype(str)

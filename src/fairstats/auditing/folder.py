@@ -29,8 +29,12 @@ import tempfile
 from pathlib import Path
 
 from fairstats._version import __version__
+from fairstats.auditing.errors import AuditError
 
 __all__ = [
+    "checked_out",
+    "write_folder",
+    "write_tables",
     "MANIFEST",
     "NAME_MAX",
     "WORK_MARKER",
@@ -279,3 +283,47 @@ def discard_own(target: Path) -> None:
         for folder in list(target.parent.iterdir()):
             if folder.name.startswith(prefix):
                 discard(folder)
+
+
+# ----------------------------------------------------------------------------------------------------
+# what every task's save() uses
+# ----------------------------------------------------------------------------------------------------
+
+
+def write_folder(out: Path, inputs: tuple[Path, ...], write, *, target: Path | None = None):
+    """Run ``write(work_folder)`` and put the work folder at ``out`` only if it succeeded (all or nothing);
+    ``target``: ``out`` already checked (:func:`check_out_folder`). Returns what ``write`` returned."""
+    if target is None:
+        target = checked_out(out, inputs)
+    try:
+        tmp = new_work_folder(target)
+        value = write(tmp)
+        swap_into_place(tmp, target)
+    except OutFolderError as err:
+        discard_own(target)
+        raise AuditError(str(err)) from None
+    except BaseException:  # an interrupt may come while the work folder is being made: every one of ours
+        discard_own(target)
+        raise
+    return value
+
+
+def checked_out(out: Path, inputs: tuple[Path, ...]) -> Path:
+    """The folder the audit may write at ``out`` (:func:`check_out_folder`), or :class:`AuditError`."""
+    try:
+        return check_out_folder(out, inputs=inputs)
+    except OutFolderError as err:
+        raise AuditError(str(err)) from None
+
+
+def write_tables(folder: Path, tables: list) -> None:
+    """Each ``(name, frame)`` as ``name.csv`` (the one CSV writer, :func:`fairstats._csv.csv_text`: every
+    field a reader could split quoted, would-be formulas defused) and ``name.md`` (data strings escaped) in
+    ``folder``."""
+    from fairstats._csv import csv_text
+    from fairstats.auditing.report import markdown_table
+    from fairstats.reporting import atomic_write_text
+
+    for name, frame in tables:
+        atomic_write_text(folder / f"{name}.csv", csv_text(frame))
+        atomic_write_text(folder / f"{name}.md", markdown_table(frame, digits=4))

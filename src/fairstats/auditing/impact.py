@@ -1,267 +1,164 @@
-"""``fairstats audit --impact-ratios``: the audit in the regulators' terms (issue 25), in the wing.
+"""``fairstats audit --impact-ratios`` / ``fairstats.audit(..., task="impact_ratios")``: the audit in the
+regulators' terms, a task of the one audit.
 
 Selection (or scoring) rates, impact ratios, the four-fifths verdicts and their statistics by
 :func:`fairstats.impact_ratios`, for the ``--group`` columns (and their intersection) or, with
 ``--standard ll144``, in NYC Local Law 144's layout: sex, race/ethnicity and their intersection, the unknown
-counts, the 2 % note and the date range of the data. :class:`ImpactOptions` checks the options once;
-:func:`read_impact_input` reads the file (a CSV in memory, parquet counted in DuckDB, a table of counts);
-:func:`run_impact` gives an :class:`ImpactAudit`, whose :meth:`~ImpactAudit.save` writes ``impact_ratios.csv``
-(and ``.md``), the figure and ``report.md`` / ``report.html`` all or nothing, as the binary audit's folder.
-No ``--y-true`` is needed: impact ratios compare decisions, not errors.
+counts, the 2 % note and the date range of the data. The options, input, filters, decision rule and grouping
+checks are every task's (:mod:`fairstats.auditing.options`, :mod:`fairstats.auditing.inputs`,
+:mod:`fairstats.auditing.rows`); :func:`impact_audit` computes :class:`ImpactAudit` from the checked rows, and
+:meth:`~fairstats.auditing.protocol.AuditResult.save` writes ``impact_ratios.csv`` (and ``.md``), the figure
+and
+``report.md`` / ``report.html`` (``report.pdf``) all or nothing. No ``--y-true`` is needed: impact ratios
+compare decisions, not errors.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.inputs import Source, is_parquet, read_predictions_file
-from fairstats.auditing.options import check_level
+from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.protocol import AuditResult
+from fairstats.auditing.rows import Rows
+from fairstats.auditing.source import Source
 from fairstats.auditing.tables import user_warnings
-from fairstats.counts import Counts
+from fairstats.counts import COUNT_COLUMN, Counts
+from fairstats.groups import intersection_label
 from fairstats.impact import ImpactRatiosResult, impact_ratios
 from fairstats.reporting import atomic_write_text, one_line
 
-__all__ = ["ImpactAudit", "ImpactOptions", "read_impact_input", "run_impact"]
+__all__ = ["ImpactAudit", "impact_audit"]
 
-#: ``--standard`` values.
-STANDARDS = ("ll144",)
 #: Figure rows at most (the table holds every category).
 _MAX_FIGURE_ROWS = 60
 #: LL144's share under which a category may be excluded from the impact ratios (6 RCNY § 5-301).
 _TWO_PERCENT = 0.02
 
 
-def _checked(option: str, check, value):
-    try:
-        return check(value)
-    except ValueError as err:
-        raise AuditError(f"{option}: {err}") from None
-
-
-@dataclass(frozen=True)
-class ImpactOptions:
-    """The checked options of ``fairstats audit --impact-ratios`` (made once; :class:`AuditError` names the
-    option and the value).
-
-    ``groups``: the ``--group`` columns (each a grouping, and their intersection when several); with
-    ``standard="ll144"`` the groupings are ``sex``, ``race`` and their intersection instead. ``decision``
-    (``--y-pred``) with ``favorable`` naming the selected label, or ``scoring`` (``--scoring-rate COL``), a
-    score whose share above the median is the rate.
-    """
-
-    groups: tuple[str, ...] = ()
-    decision: str | None = None
-    favorable: str | None = None
-    scoring: str | None = None
-    standard: str | None = None
-    sex: str | None = None
-    race: str | None = None
-    date: str | None = None
-    min_share: float | None = None
-    missing_as_unknown: bool = False
-    unknown: tuple[str, ...] = ()
-    alpha: float = 0.05
-
-    def __post_init__(self) -> None:
-        put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 - frozen: set once here
-        groups = (self.groups,) if isinstance(self.groups, str) else self.groups
-        put("groups", tuple(str(g) for g in groups))
-        put("unknown", tuple(str(u) for u in self.unknown))
-        put("alpha", _checked("--alpha", check_level, self.alpha))
-        if self.min_share is not None:
-            put("min_share", _checked("--min-share", check_level, self.min_share))
-        if (self.decision is None) == (self.scoring is None):
-            raise AuditError(
-                "--impact-ratios: give the decision with --y-pred (and --favorable naming the selected "
-                "label), or a score with --scoring-rate COL, not both or neither"
-            )
-        if self.scoring is not None and self.favorable is not None:
-            raise AuditError("--favorable: with --scoring-rate the rate is the share above the median")
-        if self.standard is not None and self.standard not in STANDARDS:
-            raise AuditError(f"--standard must be one of {', '.join(STANDARDS)}, got {self.standard!r}")
-        if self.standard == "ll144":
-            if self.sex is None or self.race is None:
-                raise AuditError(
-                    "--standard ll144 needs --sex COL and --race COL (and optionally --date COL)"
-                )
-            if self.groups:
-                raise AuditError(
-                    "--group: with --standard ll144 the groupings are --sex, --race and their intersection"
-                )
-        else:
-            for option, given in (("--sex", self.sex), ("--race", self.race)):
-                if given is not None:
-                    raise AuditError(f"{option} belongs to --standard ll144")
-            if not self.groups:
-                raise AuditError("--impact-ratios: give at least one --group column (or --standard ll144)")
-        columns = [*self.group_columns, self.selected]
-        if self.date is not None:
-            columns.append(self.date)
-        dup = next((c for i, c in enumerate(columns) if c in columns[:i]), None)
-        if dup is not None:
-            raise AuditError(f"column {dup!r} is given for two roles; each role needs its own column")
-
-    @property
-    def selected(self) -> str:
-        """The decision or score column."""
-        return self.decision if self.decision is not None else self.scoring  # type: ignore[return-value]
-
-    @property
-    def group_columns(self) -> tuple[str, ...]:
-        return (self.sex, self.race) if self.standard == "ll144" else self.groups  # type: ignore[return-value]
-
-    @property
-    def groupings(self) -> list[tuple[str, ...]]:
-        """Each group column, then (with several) their intersection."""
-        columns = self.group_columns
-        return [(c,) for c in columns] + ([tuple(columns)] if len(columns) > 1 else [])
-
-    @property
-    def columns(self) -> list[str]:
-        """Every column the audit reads."""
-        return [*self.group_columns, self.selected, *([self.date] if self.date is not None else [])]
-
-
-# --------------------------------------------------------------------------------------------------------
-# input
-# --------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Input:
-    data: object  # a pandas frame, a DuckDB relation or Counts: what fairstats.impact_ratios reads
-    date_range: tuple[str, str] | None
-    missing_dates: int
-    categories: dict | None = None  # a counts table's rows with n = 0 declare categories without anybody
-
-
-def _missing_columns_iv(names: list[str], options: ImpactOptions, path: Path) -> None:
-    missing = [c for c in options.columns if c not in names]
-    if missing:
-        raise AuditError(f"{path.name}: missing column(s) {missing!r}; it has {names[:12]!r}")
-
-
-def _dates(values: pd.Series, weight: np.ndarray | None, options: ImpactOptions, path: Path):
+def _dates(values: pd.Series, weight: np.ndarray | None, column: str, source: Source):
     """The data's date range (first and last day, ISO text) and the people without a date."""
-    weight = np.ones(len(values), dtype=np.int64) if weight is None else weight
+    weight = np.ones(len(values), dtype=np.int64) if weight is None else np.asarray(weight)
     missing = values.isna().to_numpy()
     try:
         dates = pd.to_datetime(values[~missing], format="mixed")
     except (ValueError, TypeError) as err:
         raise AuditError(
-            f"--date: column {options.date!r} of {path.name}: not a date ({one_line(err)})"
+            f"--date: column {column!r} of {source.name}: not a date ({one_line(err)})"
         ) from None
     if len(dates) == 0:
-        raise AuditError(f"--date: column {options.date!r} of {path.name} has no date")
+        raise AuditError(f"--date: column {column!r} of {source.name} has no date")
     return (dates.min().date().isoformat(), dates.max().date().isoformat()), int(weight[missing].sum())
 
 
-def read_impact_input(path: Path, options: ImpactOptions, *, counts: bool = False) -> _Input:
-    """Read ``path`` for the impact-ratio audit: a CSV file into memory (group and decision columns as text,
-    as written), parquet files counted by DuckDB (missing values kept for ``--missing-as-unknown``), or a
-    table of counts (``--counts``). :class:`AuditError` names the file, the column and the value."""
-    text = [*options.group_columns, *([options.decision] if options.decision is not None else [])]
-    if counts:
-        table = read_predictions_file(path, text_columns=text)
-        table.columns = [str(c) for c in table.columns]
-        _missing_columns_iv(list(table.columns), options, path)
-        try:
-            data = Counts.from_table(table, keys=options.columns, where=repr(path.name))
-        except ValueError as err:
-            raise AuditError(f"--counts: {one_line(err)}") from None
-        dates = (None, 0)
-        if options.date is not None:
-            dates = _dates(data.table[options.date], data.table["n"].to_numpy(), options, path)
-        categories = None
-        if (pd.to_numeric(table["n"], errors="coerce") == 0).any():  # categories listed with nobody
-            categories = {
-                c: sorted(table[c].dropna().unique().tolist(), key=str) for c in options.group_columns
-            }
-        return _Input(data, *dates, categories=categories)
-    if is_parquet(path) and path.exists():
-        import duckdb
-
-        files = sorted(str(p) for p in path.rglob("*.parquet")) if path.is_dir() else [str(path)]
-        if not files:
-            raise AuditError(f"{str(path)!r} is a folder without .parquet files, not a CSV or parquet file")
-        try:
-            relation = duckdb.connect().read_parquet(files)
-        except duckdb.Error as err:
-            raise AuditError(f"could not read {str(path)!r} as parquet: {one_line(err)}") from None
-        _missing_columns_iv(list(relation.columns), options, path)
-        dates = (None, 0)
-        if options.date is not None:
-            by_date = relation.aggregate(f'"{options.date}", count(*) AS n', f'"{options.date}"').df()
-            dates = _dates(by_date[options.date], by_date["n"].to_numpy(), options, path)
-        return _Input(relation.select(*[f'"{c}"' for c in options.columns]), *dates)
-    frame = read_predictions_file(path, text_columns=text)
-    frame.columns = [str(c) for c in frame.columns]
-    _missing_columns_iv(list(frame.columns), options, path)
-    dates = (None, 0) if options.date is None else _dates(frame[options.date], None, options, path)
-    return _Input(frame[options.columns], *dates)
-
-
-# --------------------------------------------------------------------------------------------------------
-# the audit
-# --------------------------------------------------------------------------------------------------------
-
-
-def _favorable(data: object, options: ImpactOptions, source: Source) -> object:
-    """The selected label: ``--favorable`` as written, else 1 for a decision of 0/1 labels."""
+def _favorable(values: pd.Series, options: AuditOptions, source: Source) -> object:
+    """The selected label: ``--favorable`` as written (the number it names for a column of 0/1 numbers or
+    booleans: ``"1"``, ``"1.0"`` and ``"true"`` are 1), else 1 for a decision of 0/1 labels."""
     if options.favorable is not None:
+        if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
+            text = options.favorable.strip().lower()
+            number = {"true": 1, "false": 0}.get(text)
+            try:
+                number = float(text) if number is None else number
+            except ValueError:
+                raise AuditError(f"--favorable {options.favorable!r}: --y-pred {options.y_pred!r} of "
+                                 f"{source.name} holds numbers (0/1); name 0 or 1") from None  # fmt: skip
+            return int(number) if float(number).is_integer() else number
         return options.favorable
-    if isinstance(data, pd.DataFrame):
-        values = data[options.decision]
-    else:  # Counts or a DuckDB relation: the decision's distinct values, counted in the engine
-        try:
-            values = Counts.from_frame(data, columns=[options.decision], where=source.name).table[
-                options.decision
-            ]
-        except ValueError as err:
-            raise AuditError(f"--y-pred: {one_line(err)}") from None
     found = sorted({str(v) for v in values.dropna()})
     if set(found) <= {"0", "1"}:
         return "1" if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)) else 1
     raise AuditError(
-        f"--favorable: --y-pred {options.decision!r} of {source.name} has the labels {found[:8]!r}; name the "
+        f"--favorable: --y-pred {options.y_pred!r} of {source.name} has the labels {found[:8]!r}; name the "
         "selected one with --favorable"
     )
 
 
-def run_impact(data: _Input, options: ImpactOptions, source: Source) -> ImpactAudit:
-    """The impact ratios of ``data`` (from :func:`read_impact_input`) under ``options``; bad data raise
-    :class:`AuditError` naming the file, the column and the value."""
-    groupings = options.groupings
-    group = [list(g) for g in groupings]
+def _library_data(rows: Rows, options: AuditOptions) -> tuple[object, tuple]:
+    """What :func:`fairstats.impact_ratios` reads: the rows, or counted rows as :class:`fairstats.Counts`
+    (whose keys hold no missing value: a missing group value, counted as unknown with
+    ``--missing-as-unknown``, is stood for by a label the data do not hold, passed as one more unknown)."""
+    columns = [*options.groups, options.selected]
+    if rows.weight is None:
+        return rows.data[columns], ()
+    table = rows.data[columns].copy()
+    stand_in: tuple = ()
+    if options.missing_as_unknown and table[list(options.groups)].isna().any().any():
+        taken = {str(v) for c in options.groups for v in table[c].dropna().unique()}
+        label = "(missing)"
+        while label in taken:
+            label = f"({label})"
+        for c in options.groups:
+            table[c] = table[c].astype(object).where(table[c].notna(), label)
+        stand_in = (label,)
+    table[COUNT_COLUMN] = rows.weight
+    return Counts.from_table(table, keys=columns, where=repr(rows.source.name)), stand_in
+
+
+def _references(rows: Rows, options: AuditOptions) -> object:
+    """``--reference``: per grouping, the first label given that is one of its categories (``"max"``, the
+    most selected category, for the others); "max" when none is given."""
+    if not options.reference:
+        return "max"
+    chosen, labels_seen = {}, set()
+    for grouping in options.groupings:
+        values = rows.data[list(grouping.columns)].dropna().drop_duplicates()
+        labels = {intersection_label(tuple(v)) for v in values.itertuples(index=False)}
+        labels_seen |= labels
+        match = next((r for r in options.reference if r in labels), None)
+        if match is not None:
+            chosen[grouping.name] = match
+    unused = [r for r in options.reference if r not in labels_seen]
+    if unused:
+        shown = ", ".join(repr(g) for g in sorted(labels_seen)[:20])
+        raise AuditError(
+            f"--reference {unused[0]!r} is not a category of any grouping; the categories: {shown}"
+        )
+    return chosen
+
+
+def impact_audit(rows: Rows, options: AuditOptions) -> ImpactAudit:
+    """The impact ratios of the checked ``rows`` under ``options``; bad data raise :class:`AuditError`
+    naming the input, the column and the value."""
+    source = rows.source
+    groupings = [list(g.columns) for g in options.groupings]
+    data, stand_in = _library_data(rows, options)
+    favorable = 1
+    if options.scoring_rate is None:
+        favorable = _favorable(rows.data[options.y_pred], options, source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = impact_ratios(
-                data.data,
-                group=group if len(group) > 1 else group[0],
+                data,
+                group=groupings if len(groupings) > 1 else groupings[0],
                 selected=options.selected,
-                favorable=1 if options.scoring is not None else _favorable(data.data, options, source),
-                scoring_rate=options.scoring is not None,
+                reference=_references(rows, options),
+                favorable=favorable,
+                scoring_rate=options.scoring_rate is not None,
                 min_share=options.min_share,
-                unknown=list(options.unknown) or None,
+                unknown=[*options.unknown, *stand_in] or None,
                 missing_as_unknown=options.missing_as_unknown,
-                categories=data.categories,
+                categories=rows.declared or None,
                 alpha=options.alpha,
             )
         except (ValueError, TypeError) as err:
             message = one_line(err).replace("`data`", source.name)
             raise AuditError(message.replace("missing_as_unknown=True", "--missing-as-unknown")) from None
-    notes = list(dict.fromkeys(user_warnings(caught)))
-    if data.missing_dates:
-        notes.append(f"--date {options.date!r}: {data.missing_dates:,} people without a date")
-    return ImpactAudit(options=options, source=source, result=result, date_range=data.date_range,
-                       notes=tuple(notes))
+    notes = list(dict.fromkeys([*rows.warned, *user_warnings(caught)]))
+    date_range = None
+    if options.date is not None:
+        date_range, missing_dates = _dates(rows.data[options.date], rows.weight, options.date, source)
+        if missing_dates:
+            notes.append(f"--date {options.date!r}: {missing_dates:,} people without a date")
+    return ImpactAudit(options=options, source=source, result=result, date_range=date_range,
+                       notes=tuple(notes), filters=rows.filters, decision_rule=rows.decision_rule,
+                       warnings=rows.warned)
 
 
 def _about(n: object) -> str:
@@ -278,16 +175,34 @@ def _percent(rate: float) -> str:
     return "n/a" if not np.isfinite(rate) else f"{100 * rate:.1f} %"
 
 
-@dataclass(frozen=True)
-class ImpactAudit:
+@dataclass(frozen=True, eq=False)
+class ImpactAudit(AuditResult):
     """The impact-ratio audit's answer: :attr:`table` (``impact_ratios.csv``), the library's result, the date
-    range of the data and the notes; :meth:`save` writes the output folder, :meth:`summary` the text."""
+    range of the data and the notes; :meth:`~fairstats.auditing.protocol.AuditResult.save` writes the output
+    folder, :meth:`summary` the text."""
 
-    options: ImpactOptions
+    options: AuditOptions
     source: Source
     result: ImpactRatiosResult
     date_range: tuple[str, str] | None
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
+    filters: tuple[tuple[str, int], ...] = ()
+    warnings: tuple[str, ...] = ()  # the input's warnings (printed by the command line; in the notes too)
+    decision_rule: str | None = None
+    command: str | None = None
+
+    verdict_column = "four_fifths"
+    disparity_verdict = "below 4/5"
+    json_finding_columns = (
+        "grouping", "category", "n", "selected", "selection_rate", "reference", "reference_rate",
+        "impact_ratio", "impact_ratio_ci_low", "impact_ratio_ci_high", "ci_level", "z_pvalue_holm",
+        "fisher_pvalue_holm", "four_fifths",
+    )  # fmt: skip
+
+    @property
+    def n(self) -> int:
+        """Number of people."""
+        return int(self.result.n)
 
     @property
     def table(self) -> pd.DataFrame:
@@ -295,40 +210,34 @@ class ImpactAudit:
         return self.result.to_frame()
 
     @property
-    def has_disparity(self) -> bool:
-        """Whether a compared category's verdict is ``below 4/5`` (its whole interval below the four-fifths
-        line): what ``--fail-on disparity`` exits on in this audit."""
-        return bool((self.result.table["four_fifths"].astype(str) == "below 4/5").any())
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table the output folder holds: ``impact_ratios``."""
+        return {"impact_ratios": self.table}
 
-    def to_dict(self) -> dict:
-        """A machine-readable summary (what ``--json`` prints): the input, the options, the verdict counts
-        and every category below four fifths. Plain JSON values (NaN as None)."""
-        from fairstats._format import json_records
-        from fairstats._version import __version__
-
+    def json_groupings(self) -> list[dict]:
+        """Per grouping: its categories' people, selected and rates, its comparison category."""
         table = self.result.table
-        compared = table[table["role"] == "compared"]
-        below = compared[compared["four_fifths"].astype(str) == "below 4/5"]
-        counts = compared["four_fifths"].astype(str).value_counts().sort_index()
-        keep = ["grouping", "category", "n", "selected", "selection_rate", "rate", "reference",
-                "reference_rate", "impact_ratio", "impact_ratio_ci_low", "impact_ratio_ci_high", "ci_level",
-                "z_pvalue_holm", "fisher_pvalue_holm", "four_fifths"]
-        return {
-            "fairstats": __version__,
-            "task": "impact_ratios",
-            "input": {"name": self.source.name, "kind": self.source.kind},
-            "n": int(self.result.n),
-            "rate": "scoring" if self.result.scoring_rate else "selection",
-            "alpha": self.options.alpha,
-            "standard": self.options.standard,
-            "groupings": [" x ".join(g) for g in self.result.groupings],
-            "family_size": int(self.result.family_size),
-            "verdicts": {"impact_ratios": {str(k): int(v) for k, v in counts.items()}},
-            "disparities": {"impact_ratios": json_records(below, keep)} if len(below) else {},
-            "has_disparity": self.has_disparity,
-        }
+        out = []
+        for grouping in self.result.groupings:
+            name = " x ".join(grouping)
+            part = table[table["grouping"] == name]
+            out.append({
+                "name": name,
+                "groups": [str(c) for c in part["category"]],
+                "sizes": {str(c): int(k) for c, k in zip(part["category"], part["n"], strict=True)},
+                "reference": self.result.references.get(name),
+                "rates": {str(c): {"selected": int(x), "rate": None if pd.isna(r) else float(r)}
+                          for c, x, r in zip(part["category"], part["selected"], part["selection_rate"],
+                                             strict=True)},
+            })  # fmt: skip
+        return out
 
-    def summary(self, out: Path | str | None = None) -> str:
+    def json_extra(self) -> dict:
+        return {"rate": "scoring" if self.result.scoring_rate else "selection",
+                "standard": self.options.standard, "family_size": int(self.result.family_size),
+                "date_range": list(self.date_range) if self.date_range else None}  # fmt: skip
+
+    def summary(self, out: Path | str | None = None, *, notes=None) -> str:
         """The plain-language summary (what the command prints); with ``out``, the line naming the report."""
         from fairstats._text import display_text as visible
 
@@ -357,19 +266,10 @@ class ImpactAudit:
             lines.append(f"  report: {Path(out) / 'report.html'}")
         return "\n".join(lines)
 
-    def save(self, out: Path | str) -> str:
-        """Write ``impact_ratios.csv``/``.md``, the figure and ``report.md``/``.html`` into ``out``, all or
-        nothing (the binary audit's rules for ``out``); returns the summary."""
-        from fairstats.auditing.result import write_folder
-
-        out = Path(out)
-        inputs = (self.source.path,) if self.source.path is not None else ()
-        write_folder(out, inputs, self.write_into)
-        return self.summary(out)
-
-    def write_into(self, folder: Path) -> tuple[str, ...]:
-        """Write the audit's files into the work folder ``folder``; return the notes the report lists."""
-        from fairstats.auditing.result import write_tables
+    def write_into(self, folder: Path, *, pdf: bool = False) -> tuple[str, ...]:
+        """Write the audit's files into the work folder ``folder`` (``pdf``: also ``report.pdf``); return the
+        notes the report lists."""
+        from fairstats.auditing.folder import write_tables
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -377,6 +277,10 @@ class ImpactAudit:
         notes = tuple(dict.fromkeys((*self.notes, *user_warnings(caught))))
         write_tables(folder, [("impact_ratios", self.table)])
         write_impact_report(folder, self, notes, figure)
+        if pdf:
+            from fairstats.auditing.pdf import print_pdf
+
+            print_pdf(folder / "report.html", folder / "report.pdf")
         return notes
 
 
@@ -469,8 +373,11 @@ def _context(audit: ImpactAudit, notes: tuple[str, ...], figure: str | None) -> 
         findings.append(base)
     counts = result.table.loc[result.table["role"] == "compared", "four_fifths"].value_counts()
     scoring = result.scoring_rate
+    from fairstats.auditing.report import audited_context
+
     return {
         "version": __version__,
+        "audited": audited_context(audit),
         "input_name": audit.source.name,
         "ir": {
             "standard": options.standard, "sex": options.sex, "race": options.race, "date": options.date,

@@ -1,152 +1,194 @@
-"""Reading the audit's input: CSV or parquet files of predictions, tables of counts, DuckDB's counting path.
+"""The input step every task shares: a file (CSV, parquet file or folder, a table of counts) or an in-memory
+frame of any engine, read into rows and the number of people each stands for.
 
-:func:`read_input` turns ``PREDICTIONS`` (or ``--counts FILE``) into rows and the number of people each stands
-for, and names the input in a :class:`Source` that the checks' messages quote. Group columns of a CSV file are
-read as text, as written (``01`` and ``1``, ``NA`` and ``None`` are groups of their own). Every failure is an
-:class:`~fairstats.auditing.AuditError` naming the file.
+:func:`read` is the one way in. It reads only the columns the task uses (its roles, the subgroup search's and
+those the ``where`` predicates read) and counts them where no test needs each person's row
+(:attr:`~fairstats.auditing.AuditOptions.per_person`): a CSV file as it is read (pyarrow, then
+:mod:`fairstats.auditing.counting`), parquet in DuckDB, a polars, pyarrow, DuckDB or Spark frame inside its
+own
+engine (:func:`fairstats.counts.count_frame`); a pandas frame stays rows (counted next, by
+:func:`fairstats.auditing.rows.prepared_rows`). Missing values are kept on every path: the grouping step names
+them, or counts them as unknown where the task allows it. The result, :class:`Input`, names its
+:class:`~fairstats.auditing.source.Source` for the messages.
 
-A CSV file is read from one stream, once (``/dev/stdin`` and other pipes work), and a message names a row by
-its physical line (a quoted field holding a line break makes the two differ). Repeated column names are kept
-as read on every path, so that the one rule of :mod:`fairstats.auditing.columns` applies to all of them.
+Group columns of a CSV file are read as text, as written (``01`` and ``1``, ``NA`` and ``None`` are groups of
+their own). A CSV file is read from one stream, once (``/dev/stdin`` and other pipes work), and a message
+names
+a row by its physical line (a quoted field holding a line break makes the two differ). Repeated column names
+are
+kept as read on every path, so that the one rule of :mod:`fairstats.auditing.columns` applies to all of them.
+Every failure is an :class:`~fairstats.auditing.AuditError` naming the input.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fairstats.auditing.columns import LINES, input_columns
+from fairstats.auditing.columns import LINES, READ_WARNINGS, input_columns
 from fairstats.auditing.errors import AuditError
+from fairstats.auditing.grouping import present_iv
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.records import RecordLines, record_starts
-from fairstats.counts import COUNT_COLUMN, Counts
+from fairstats.auditing.rows import audit_columns
+from fairstats.auditing.source import Source, is_parquet
+from fairstats.counts import COUNT_COLUMN, Counts, column_names, count_frame, parquet_relation, rows_of
 from fairstats.reporting import one_line
 
 __all__ = [
-    "LINES",
-    "READ_WARNINGS",
-    "RecordLines",
+    "Input",
     "Source",
-    "audit_columns",
-    "is_parquet",
-    "read_audit_input",
-    "read_counts_file",
-    "read_input",
+    "read",
     "read_predictions_file",
 ]
 
-#: ``DataFrame.attrs`` key of the input warnings raised while reading (kept as the audit's notes).
-READ_WARNINGS = "fairstats_read_warnings"
-
-
 @dataclass(frozen=True)
-class Source:
-    """Where the audit's data came from, as its messages and report name it.
+class Input:
+    """What :func:`read` gives: ``rows`` (one per person, or one per distinct combination of the used columns
+    with ``weight`` people each), the :class:`Source`, and the categories a table of counts lists with nobody
+    (``declared``: column -> values, from its rows with ``n = 0``)."""
 
-    ``kind``: ``"csv"``, ``"parquet"`` (a file or a folder of files), ``"counts"`` (``--counts FILE``) or
-    ``"frame"`` (a data frame given to :func:`fairstats.audit`); ``path``: the file (None for a frame).
+    rows: pd.DataFrame
+    weight: np.ndarray | None
+    source: Source
+    declared: dict[str, list] = field(default_factory=dict)
+
+
+def read(data: object, options: AuditOptions, *, counts: bool = False) -> Input:
+    """The input step: ``data`` (a path, or a data frame of any engine, or :class:`fairstats.Counts`) as
+    :class:`Input` for the checked ``options``; ``counts``: ``data`` is a file of counts (``--counts``).
+
+    Raises
+    ------
+    AuditError
+        A file that is missing, unreadable or empty, a column the task needs that the input lacks (with the
+        closest name), a bad table of counts; named with the input.
     """
-
-    name: str
-    kind: str
-    path: Path | None = None
-
-    @classmethod
-    def of_file(cls, path: Path, *, counts: bool = False) -> Source:
-        kind = "counts" if counts else "parquet" if is_parquet(path) else "csv"
-        return cls(name=path.name, kind=kind, path=path)
-
-    def where(self, position: int, *, counted: bool, lines: RecordLines | None = None) -> str:
-        """Row ``position`` (0-based) of the input as a message names it: a CSV file's physical line number
-        (``lines``: the record each row stands for and the line it starts on,
-        :mod:`fairstats.auditing.records`)."""
-        if lines is not None:  # rows (counted or filtered) that know the input record each stands for
-            if self.kind == "csv":
-                return f"line {lines.line(position)} of {self.name}"
-            return f"row {lines.record(position) + 1} of {self.name}"
-        if counted:
-            what = "the counts table" if self.kind == "counts" else "the counted rows"
-            return f"row {position + 1} of {what} of {self.name}"
-        if self.kind in ("parquet", "frame"):
-            return f"row {position + 1} of {self.name}"
-        line = position + 2 if lines is None else lines.line(position)
-        return f"line {line} of {self.name}"
+    if isinstance(data, str | os.PathLike):
+        path = Path(data)
+        if counts:
+            return _read_counts_file(path, options)
+        return _read_file(path, options)
+    if counts:
+        raise AuditError("--counts names a file; give a frame of counts as fairstats.Counts")
+    return _read_frame(data, options)
 
 
-def is_parquet(path: Path) -> bool:
-    """A parquet file (``.parquet``, ``.pq``) or a folder (of parquet files)."""
-    return path.suffix.lower() in (".parquet", ".pq") or path.is_dir()
+def _read_file(path: Path, options: AuditOptions) -> Input:
+    source = Source.of_file(path)
+    if options.per_person or not is_parquet(path):
+        rows, weight = _read_rows_or_csv_counted(path, options)
+        return Input(rows, weight, source)
+    if not path.exists():
+        raise AuditError(f"file {str(path)!r} not found")
+    try:
+        relation = parquet_relation(path)
+    except ValueError as err:
+        raise AuditError(one_line(err)) from None
+    names = [str(c) for c in relation.columns]
+    if _parquet_repeats_names(path, audit_columns(options, names)):
+        return Input(read_predictions_file(path, text_columns=options.groups + options.search), None, source)
+    present_iv(names, options, source)
+    try:
+        table = count_frame(relation, audit_columns(options, names), where=repr(path.name))
+    except Exception as err:  # noqa: BLE001 - DuckDB's errors on a file it cannot scan
+        raise AuditError(f"could not read {str(path)!r} as parquet: {one_line(err)}") from None
+    if table.empty or int(table[COUNT_COLUMN].sum()) == 0:
+        raise AuditError(f"{str(path)!r} has no rows")
+    return Input(table.drop(columns=[COUNT_COLUMN]), table[COUNT_COLUMN].to_numpy(), source)
 
 
-def audit_columns(options: AuditOptions, columns: Sequence[str] = ()) -> list[str]:
-    """The columns counted: the audit's, and those its ``--where`` predicates read (of ``columns``)."""
-    keys = [*options.groups, *options.search, options.y_true, options.y_pred]
-    if options.where:
-        from fairstats.auditing.rows import predicate_columns
+def _read_frame(data: object, options: AuditOptions) -> Input:
+    """A data frame given to :func:`fairstats.audit`: pandas as rows; :class:`Counts` as its table; any other
+    engine's frame counted (or, where a test needs each person, its used columns collected) in that engine."""
+    source = Source(name="the data", kind="frame")
+    if isinstance(data, pd.DataFrame):
+        if len(data) == 0:
+            raise AuditError("`data` has no rows")
+        return Input(data, None, source)
+    if isinstance(data, Counts):
+        if options.per_person:
+            raise AuditError(
+                f"`data`: {_per_person_words(options)} needs one row per person, not fairstats.Counts"
+            )
+        table = data.table
+        present_iv([str(c) for c in table.columns], options, source)
+        source = Source(name="the data", kind="counts")
+        return Input(table.drop(columns=[COUNT_COLUMN]), table[COUNT_COLUMN].to_numpy(), source)
+    try:
+        names = column_names(data)
+    except TypeError as err:
+        raise AuditError(one_line(err)) from None
+    if len(set(names)) != len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        raise AuditError(f"`data` repeats a column name: {repeated!r}")
+    present_iv(names, options, source)
+    used = audit_columns(options, names)
+    try:
+        if options.per_person:
+            rows = rows_of(data, used)
+            if len(rows) == 0:
+                raise AuditError("`data` has no rows")
+            return Input(rows, None, source)
+        table = count_frame(data, used)
+    except (TypeError, ValueError) as err:
+        raise AuditError(one_line(err)) from None
+    if table.empty or int(table[COUNT_COLUMN].sum()) == 0:
+        raise AuditError("`data` has no rows")
+    return Input(table.drop(columns=[COUNT_COLUMN]), table[COUNT_COLUMN].to_numpy(),
+                 Source(name="the data", kind="frame"))
 
-        keys += predicate_columns(options, [str(c) for c in columns])
-    return list(dict.fromkeys(keys))
+
+def _per_person_words(options: AuditOptions) -> str:
+    if options.task in ("regression", "monitor"):
+        return {"regression": "--task regression", "monitor": "fairstats monitor"}[options.task]
+    return "--y-score" if options.y_score is not None else "--fold"
 
 
-def read_counts_file(path: Path, options: AuditOptions) -> Counts:
-    """Read a table of counts (``--counts``): the ``--group`` columns, ``--y-true``, ``--y-pred`` and ``n``,
-    the number of people with that combination; CSV or parquet. Raises
-    :class:`AuditError` naming the file, column and value for a missing column or a bad count."""
+def _read_counts_file(path: Path, options: AuditOptions) -> Input:
+    """A table of counts (``--counts``): the columns the task uses and ``n``, the number of people with that
+    combination; CSV or parquet. Rows with ``n = 0`` declare categories without anybody (the impact ratios
+    list them)."""
+    if options.per_person:
+        raise AuditError(
+            f"--counts: {_per_person_words(options)} needs one row per person (its tests use each person's "
+            "row); audit the rows instead"
+        )
     if path.is_dir():
         raise AuditError(f"--counts {str(path)!r} is a folder, not a CSV or parquet file")
     table = read_predictions_file(path, text_columns=(*options.groups, *options.search))
     table.columns = [str(c) for c in table.columns]
     source = Source.of_file(path, counts=True)
+    present_iv(list(table.columns), options, source)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = input_columns(table, options, source, np.ones(len(table)))
+    keys = audit_columns(options, table.columns)
+    declared = {}
+    zero = pd.to_numeric(table[COUNT_COLUMN], errors="coerce") == 0 if COUNT_COLUMN in table else None
+    if zero is not None and zero.any():
+        declared = {c: sorted(table[c].dropna().unique().tolist(), key=str) for c in options.groups}
+    missing_ok = [c for c in keys if options.missing_as_unknown and c in options.groups]
     try:
-        keys = audit_columns(options, table.columns)
-        counts = Counts.from_table(table, keys=keys, where=repr(path.name))
+        filled = table.copy()
+        for c in missing_ok:  # checked by Counts without its missing values, which are kept below
+            filled[c] = filled[c].where(filled[c].notna(), "")
+        Counts.from_table(filled, keys=keys, where=repr(path.name))
     except ValueError as err:
         raise AuditError(f"--counts: {one_line(err)}") from None
-    counts.table.attrs[READ_WARNINGS] = tuple(
+    table = table[table[COUNT_COLUMN].astype(float) > 0].reset_index(drop=True)
+    rows = table[keys]
+    rows.attrs[READ_WARNINGS] = tuple(
         dict.fromkeys(one_line(w.message) for w in caught if issubclass(w.category, UserWarning))
     )
-    return counts
-
-
-def _count_parquet(path: Path, options: AuditOptions) -> Counts:
-    """A parquet file or folder counted by DuckDB over the audit's columns (bounded memory)."""
-    try:
-        return Counts.from_parquet(path, columns=audit_columns(options))
-    except ValueError as err:
-        raise AuditError(one_line(err)) from None
-
-
-def read_input(
-    path: Path, options: AuditOptions, *, counts: bool = False
-) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """The input as rows with the number of people each stands for (None: one person per row).
-
-    A table of counts, and parquet files or folders without ``--fold``/``--y-score``/``--where``, are counted
-    (their size does not matter); CSV, and parquet with ``--fold``/``--y-score`` (whose tests need each
-    person) or ``--where`` (whose columns may hold missing values), are read into memory."""
-    if counts:
-        table = read_counts_file(path, options)
-    elif (
-        is_parquet(path)
-        and path.exists()
-        and options.fold is None
-        and options.y_score is None
-        and not options.where  # the predicates' columns may hold missing values: the rows are read
-        and not _parquet_repeats_names(path, audit_columns(options))
-    ):
-        table = _count_parquet(path, options)
-    else:
-        return read_predictions_file(path, text_columns=(*options.groups, *options.search)), None
-    return table.table, table.table[COUNT_COLUMN].to_numpy()
+    return Input(rows, table[COUNT_COLUMN].to_numpy().astype(np.int64), source, declared)
 
 
 def _parquet_files(path: Path) -> list[Path]:
@@ -170,9 +212,9 @@ def _parquet_repeats_names(path: Path, used: Sequence[str] = ()) -> bool:
             return False
         if len(set(schema.names)) != len(schema.names):
             return True
-        for field in schema:
-            kind = field.type
-            if field.name in used and (
+        for column in schema:
+            kind = column.type
+            if column.name in used and (
                 pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
             ):
                 return True
@@ -333,15 +375,13 @@ def _count_csv(raw: bytes, options: AuditOptions, path: Path) -> tuple[pd.DataFr
     return frame, people
 
 
-def read_audit_input(
-    path: Path, options: AuditOptions, *, counts: bool = False
-) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """What ``fairstats audit`` reads: :func:`read_input`, except that a CSV file is counted as it is read
-    when the audit needs no row of its own (no ``--y-score``, ``--fold``), so that a large file costs about
-    what pyarrow takes to read it. The checks then see each distinct combination once, with its people, and
-    name the line of its first record, as they would on the rows."""
-    if counts or is_parquet(path) or options.fold is not None or options.y_score is not None:
-        return read_input(path, options, counts=counts)
+def _read_rows_or_csv_counted(path: Path, options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """A file's rows; a CSV file counted as it is read when no test needs each person's row, so that a large
+    file costs about what pyarrow takes to read it (the checks then see each distinct combination once, with
+    its people, and name the line of its first record, as they would on the rows)."""
+    text = (*options.groups, *options.search)
+    if options.per_person or is_parquet(path):
+        return read_predictions_file(path, text_columns=text), None
     if not path.exists():
         raise AuditError(f"file {str(path)!r} not found")
     try:
@@ -351,7 +391,7 @@ def read_audit_input(
     found = _count_csv(raw, options, path)
     if found is not None:
         return found
-    return read_predictions_file(path, text_columns=(*options.groups, *options.search), _raw=raw), None
+    return read_predictions_file(path, text_columns=text, _raw=raw), None
 
 
 def read_predictions_file(

@@ -1,7 +1,10 @@
 """``fairstats monitor``: batches of decisions into a state folder the tool owns; one line per state change.
 
-The ``monitor`` subcommand of the one command line (:mod:`fairstats.auditing.cli`), on top of the library's
-:class:`fairstats.FairnessMonitor`.
+The ``monitor`` task of the one audit: its options are the audit's (:class:`~fairstats.auditing.AuditOptions`,
+``task="monitor"``; the command line is :mod:`fairstats.auditing.cli`'s), each batch is read by the audit's
+input step (:func:`fairstats.auditing.inputs.read`) and goes through its row step (``--where`` filters, the
+decision rule, the checks of the columns: :func:`fairstats.auditing.rows.prepared_rows`), then into the
+library's :class:`fairstats.FairnessMonitor`.
 ``fairstats monitor BATCHES... --group race --y-pred decision [--y-true outcome] --state monitor/`` reads the
 batch files (CSV or parquet; a folder stands for its ``*.csv``/``*.parquet`` files) in lexicographic order of
 their names, feeds those it has not processed before to a :class:`fairstats.FairnessMonitor`, and keeps in
@@ -25,22 +28,19 @@ A rerun with no new batch changes nothing (byte-identical folder). A processed b
 a new batch whose name sorts before the last processed one, other options than the state was started with,
 or bad input end with one line ``fairstats monitor: error: ...`` and exit status 2, the state untouched.
 
-Exit status (for a scheduled job; :mod:`fairstats.auditing.exits`, the same as the audit's): 0 no comparison
-in ``alarm``; **3 at least one alarm** (the audit's "disparity found" status); 2 bad input or a refused state
-folder; 1 the state folder could not be written; 130 / 143 after SIGINT / SIGTERM (state unchanged).
+Exit status (the audit's, :mod:`fairstats.auditing.exits`): 0 done; **3 with ``--fail-on disparity`` when a
+comparison is in ``alarm``**; 2 bad input or a refused state folder; 1 the state folder could not be written;
+130 / 143 after SIGINT / SIGTERM (state unchanged).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import re
-import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -48,7 +48,7 @@ import pandas as pd
 from fairstats._format import figure_text
 from fairstats._text import display_text as visible
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.exits import EXIT_DISPARITY, EXIT_WRITE
+from fairstats.auditing.exits import EXIT_BAD_INPUT, EXIT_DISPARITY, EXIT_OK, EXIT_WRITE
 from fairstats.auditing.folder import (
     MANIFEST,
     OutFolderError,
@@ -59,15 +59,11 @@ from fairstats.auditing.folder import (
     process_alive,
     swap_into_place,
 )
-from fairstats.monitor import MONITOR_METRICS, FairnessMonitor, MonitorStatus
+from fairstats.auditing.options import AuditOptions
+from fairstats.monitor import FairnessMonitor, MonitorStatus
 from fairstats.reporting import one_line
 
-__all__ = [
-    "EXIT_ALARM", "MonitorError", "MonitorOptions", "add_monitor_parser", "monitor_main", "run_monitor",
-]
-
-#: Exit status when a comparison is in ``alarm`` (a disparity found): the audit's --fail-on disparity one.
-EXIT_ALARM = EXIT_DISPARITY
+__all__ = ["MonitorError", "run_monitor"]
 STATE = "monitor.json"
 TABLE = "monitor.csv"
 FIGURE = "monitor.png"
@@ -79,96 +75,24 @@ class MonitorError(ValueError):
     """Bad input or a refused state folder: one line, exit status 2, the state untouched."""
 
 
-@dataclass(frozen=True)
-class MonitorOptions:
-    """The command line's options, validated."""
-
-    inputs: tuple[Path, ...]
-    state: Path
-    group: str
-    y_pred: str
-    y_true: str | None = None
-    metrics: tuple[str, ...] | None = None
-    alpha: float = 0.05
-    margin: float | None = None
-    reference: str | None = None
-    favorable: str = "1"
-
-    def monitor_options(self) -> dict[str, object]:
-        return {
-            "group": self.group,
-            "y_pred": self.y_pred,
-            "y_true": self.y_true,
-            "metrics": self.metrics,
-            "alpha": self.alpha,
-            "margin": self.margin,
-            "reference": self.reference,
-            "favorable": self.favorable,
-        }
+def _monitor_options(options: AuditOptions) -> dict[str, object]:
+    """The :class:`fairstats.FairnessMonitor` keywords of the checked options."""
+    return {
+        "group": options.groups[0],
+        "y_pred": options.y_pred,
+        "y_true": options.y_true,
+        "metrics": options.metrics,
+        "alpha": options.alpha,
+        "margin": options.margin,
+        "reference": options.reference[0] if options.reference else None,
+        "favorable": options.favorable if options.favorable is not None else "1",
+    }
 
 
-# --------------------------------------------------------------------------------------------------------
-# argument parsing
-# --------------------------------------------------------------------------------------------------------
-
-
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
-    return value
-
-
-def _metrics(text: str) -> tuple[str, ...]:
-    names = tuple(n.strip() for n in text.split(","))
-    bad = [n for n in names if n not in MONITOR_METRICS]
-    if bad or not names:
-        raise argparse.ArgumentTypeError(
-            f"must be a comma-separated list of {', '.join(MONITOR_METRICS)}, got {text!r}"
-        )
-    return names
-
-
-def add_monitor_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add the ``monitor`` subcommand to ``subparsers`` (the one command line's) and return its parser."""
-    parser = subparsers.add_parser(
-        "monitor",
-        help="follow group rate differences batch after batch (anytime-valid; exit 1 on an alarm)",
-        description=(
-            "Follow group rate differences batch after batch with anytime-valid confidence sequences: the "
-            "batch files not seen before, in name order, into a state folder the tool owns (monitor.csv, "
-            "monitor.json, monitor.png); one line per comparison whose state changed. Exit status: 0 no "
-            "alarm, 1 an alarm, 2 bad input or a refused state, 3 the state could not be written."
-        ),
-    )
-    _arguments(parser)
-    return parser
-
-
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "inputs", nargs="+", type=Path, metavar="BATCHES", help="batch files or folders of them"
-    )
-    parser.add_argument(
-        "--state", required=True, type=Path, help="the state folder (created and owned by the tool)"
-    )
-    parser.add_argument("--group", required=True, help="column of the groups")
-    parser.add_argument("--y-pred", required=True, dest="y_pred", help="column of the decisions")
-    parser.add_argument("--y-true", dest="y_true", help="column of the outcomes (adds tpr and fpr)")
-    parser.add_argument("--metrics", type=_metrics, help=f"rates to follow, from {','.join(MONITOR_METRICS)}")
-    parser.add_argument(
-        "--favorable", default="1", help="label of the favourable value, as written (default: 1)"
-    )
-    parser.add_argument(
-        "--reference", help="reference group, as written (default: the largest of the first batch)"
-    )
-    parser.add_argument("--alpha", type=_level, default=0.05, help="level of each comparison (default: 0.05)")
-    parser.add_argument(
-        "--margin", type=_level, help="equivalence margin on the rate difference (none by default)"
-    )
+def _rows_record(options: AuditOptions) -> dict[str, object]:
+    """The row step's options, kept in the state: a later run must filter and decide as the first did."""
+    return {"where": list(options.where), "y_pred_positive": list(options.y_pred_positive),
+            "y_pred_threshold": options.y_pred_threshold}  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -217,36 +141,38 @@ def _recover(target: Path) -> None:
             return
 
 
-def _load(target: Path, options: MonitorOptions) -> tuple[FairnessMonitor, list[list[str]]]:
+def _load(target: Path, options: AuditOptions, state: Path) -> tuple[FairnessMonitor, list[list[str]]]:
     """The monitor and its processed batches from ``target`` (a new monitor for a new or empty folder)."""
     state_file = target / STATE
     if not state_file.is_file():
         if target.is_dir() and any(target.iterdir()):
             raise MonitorError(
-                f"--state {str(options.state)!r} is an audit folder, not a monitor state; choose another"
+                f"--state {str(state)!r} is an audit folder, not a monitor state; choose another"
             )
-        return FairnessMonitor(**options.monitor_options()), []
+        return FairnessMonitor(**_monitor_options(options)), []
     try:
         record = json.loads(state_file.read_text(encoding="utf-8"))
         monitor = FairnessMonitor.from_state(record["monitor"])
         batches = [[str(name), str(sha)] for name, sha in record["batches"]]
     except (ValueError, KeyError, TypeError) as err:
         raise MonitorError(
-            f"--state {str(options.state)!r}: {STATE} is not a monitor state ({one_line(err)})"
+            f"--state {str(state)!r}: {STATE} is not a monitor state ({one_line(err)})"
         ) from None
-    fresh = FairnessMonitor(**options.monitor_options()).to_state()["options"]
-    stored = record["monitor"]["options"]
+    fresh = {**FairnessMonitor(**_monitor_options(options)).to_state()["options"], **_rows_record(options)}
+    unfiltered = {"where": [], "y_pred_positive": [], "y_pred_threshold": None}  # a state from before 0.3
+    stored = {**record["monitor"]["options"], **record.get("rows", unfiltered)}
     for key, value in fresh.items():
         if key == "reference" or stored.get(key) == value:
             continue
         raise MonitorError(
-            f"--state {str(options.state)!r} was started with {key} = {stored.get(key)!r}, not {value!r}; "
+            f"--state {str(state)!r} was started with {key} = {stored.get(key)!r}, not {value!r}; "
             "use the same options or a new --state"
         )
-    if options.reference is not None and monitor.reference != options.reference:
+    reference = options.reference[0] if options.reference else None
+    if reference is not None and monitor.reference != reference:
         raise MonitorError(
-            f"--state {str(options.state)!r} compares against reference {monitor.reference!r}, not "
-            f"{options.reference!r}; use a new --state"
+            f"--state {str(state)!r} compares against reference {monitor.reference!r}, not "
+            f"{reference!r}; use a new --state"
         )
     return monitor, batches
 
@@ -315,40 +241,85 @@ def _line(status: MonitorStatus, alpha: float) -> str:
     )
 
 
-def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> int:
-    """Process the new batches into the state folder; return the exit status (see the module)."""
-    from fairstats._csv import csv_text
-    from fairstats.auditing.inputs import read_predictions_file
+def _batch_rows(path: Path, options: AuditOptions):
+    """A batch through the audit's input and row steps, the decisions and outcomes as label text (so that
+    ``1``, ``1.0`` and ``"1"`` are one label, as ``--favorable`` names it)."""
+    from fairstats.auditing.inputs import read
+    from fairstats.auditing.prepare import label_text
+    from fairstats.auditing.rows import prepared_rows
 
-    if isinstance(options, argparse.Namespace):
-        options = MonitorOptions(
-            **{k: v for k, v in vars(options).items() if k in MonitorOptions.__dataclass_fields__}
-        )
+    rows = prepared_rows(read(path, options), options)
+    data = rows.data.copy()
+    for column in (options.y_pred, options.y_true):
+        if column is not None:
+            data[column] = label_text(data[column])
+    return data, rows
+
+
+def run_monitor(
+    options: AuditOptions, *, batches: Sequence[Path], state: Path, json: bool = False,
+    fail_on: str | None = None, out=None,
+) -> int:
+    """Process the new ``batches`` into the ``state`` folder under the checked ``options``
+    (``task="monitor"``); print one line per state change (``json``: a JSON summary instead); return the exit
+    status (see the module)."""
+    from fairstats._csv import csv_text
+
     try:
-        files = _batch_files(options.inputs)
+        files = _batch_files(batches)
         try:
-            target = check_out_folder(options.state, inputs=tuple(files))
+            target = check_out_folder(state, inputs=tuple(files))
         except OutFolderError as err:
             raise MonitorError(
                 str(err).replace("--out", "--state").replace("the audit", "the monitor")
             ) from None
         _recover(target)
-        monitor, done = _load(target, options)
+        monitor, done = _load(target, options, state)
         new = _new_batches(files, done)
-        if not new:
-            return EXIT_ALARM if monitor.alarm else 0
-        frames, lines, alarm = [], [], False
-        columns = [c for c in (options.group, options.y_pred, options.y_true) if c]
+        frames, lines, read = [], [], []
         for path, sha in new:
-            data = read_predictions_file(path, text_columns=columns)
+            data, rows = _batch_rows(path, options)
             update = monitor.update(data, label=path.name)
             frames.append(update.to_frame())
             lines += [_line(s, options.alpha) for s in update.changed]
+            read.append({"batch": path.name, "n": rows.n,
+                         "filters": [{"where": w, "removed": int(k)} for w, k in rows.filters]})  # fmt: skip
             done.append([path.name, sha])
-            alarm = update.alarm
     except (MonitorError, AuditError, ValueError, TypeError) as err:
         print(f"{_PROG}: error: {visible(one_line(err))}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    if new:
+        status = _write_state(target, state, frames, done, monitor, options, csv_text)
+        if status != EXIT_OK:
+            return status
+    stream = sys.stdout if out is None else out
+    if json:
+        import json as json_module
+
+        from fairstats._version import __version__
+
+        summary = {"fairstats": __version__, "task": "monitor", "state": str(state),
+                   "batches": read, "decision_rule": None if options.decision_rule is None else
+                   options.decision_rule.describe(),
+                   "statuses": [_status_record(s) for f in frames for s in f.to_dict(orient="records")],
+                   "alarm": bool(monitor.alarm), "has_disparity": bool(monitor.alarm)}  # fmt: skip
+        print(json_module.dumps(summary, indent=2, ensure_ascii=True, allow_nan=False), file=stream)
+    else:
+        for line in lines:
+            print(line, file=stream)
+    return EXIT_DISPARITY if fail_on == "disparity" and monitor.alarm else EXIT_OK
+
+
+def _status_record(row: dict) -> dict:
+    """A row of monitor.csv as plain JSON values (NaN as None)."""
+    import math
+
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else
+                v.item() if hasattr(v, "item") else v) for k, v in row.items()}  # fmt: skip
+
+
+def _write_state(target, state, frames, done, monitor, options, csv_text) -> int:
+    """The new state in a work folder, swapped into place (all or nothing)."""
     tmp = None
     try:
         tmp = new_work_folder(target)
@@ -358,7 +329,7 @@ def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> in
         if old:
             text = text.split("\n", 1)[1]  # the header is the fixed column names, one line
         (tmp / TABLE).write_bytes(old + text.encode("utf-8"))
-        record = {"batches": done, "monitor": monitor.to_state()}
+        record = {"batches": done, "monitor": monitor.to_state(), "rows": _rows_record(options)}
         (tmp / STATE).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         table = pd.read_csv(
             tmp / TABLE, dtype={"group": str, "reference": str, "batch": str}, keep_default_na=False
@@ -370,10 +341,10 @@ def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> in
         tmp = None
     except OutFolderError as err:
         print(f"{_PROG}: error: {visible(one_line(err))}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except OSError as err:
         discard_own(target)
-        print(f"{_PROG}: error: could not write {str(options.state)!r}: {one_line(err)}", file=sys.stderr)
+        print(f"{_PROG}: error: could not write {str(state)!r}: {one_line(err)}", file=sys.stderr)
         return EXIT_WRITE
     except BaseException:  # an interrupt may come while the work folder is being made: every one of ours
         discard_own(target)
@@ -381,30 +352,4 @@ def run_monitor(options: MonitorOptions | argparse.Namespace, *, out=None) -> in
     finally:
         if tmp is not None:
             discard(tmp)
-    for line in lines:
-        print(line, file=sys.stdout if out is None else out)
-    return EXIT_ALARM if alarm else 0
-
-
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that the work folder is removed on the way out."""
-
-
-def _on_sigterm(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
-    raise _Terminated
-
-
-def monitor_main(args: argparse.Namespace) -> int:
-    """Run ``fairstats monitor`` from its parsed arguments (:func:`add_monitor_parser`); SIGINT and SIGTERM
-    end with one line and exit status 130 / 143, the state unchanged."""
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        return run_monitor(args)
-    except KeyboardInterrupt:
-        print(f"{_PROG}: interrupted; {str(args.state)!r} was not changed", file=sys.stderr)
-        return 130
-    except _Terminated:
-        print(f"{_PROG}: terminated; {str(args.state)!r} was not changed", file=sys.stderr)
-        return 143
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return EXIT_OK

@@ -1,51 +1,32 @@
-"""Checks and preparation of the audit's data: every named column present, labels, groups, the audit frame.
+"""The audit of decisions' own preparation: labels, scores, folds, and the audit frame.
 
-:func:`prepare` (a two-level decision) and :func:`prepare_levels` (``decision_levels``) check the rows once
-(columns present without NaN, two or more groups per column, labels in the stated set, scores in [0, 1], a
-fold column that is not a row id) and return the audit frame: the group columns as text and the internal
-columns, whose names never clash with a user's column (``--group fold`` stays a group). Messages name the
-option, the column, the value and the row (:meth:`fairstats.auditing.inputs.Source.where`).
+The rows reach it checked by the steps every task shares (:mod:`fairstats.auditing.rows`: filters and the
+decision rule; :func:`fairstats.auditing.grouping.checked_rows`: columns present, no missing value, two or
+more
+groups). :func:`prepare` (a two-level decision) and :func:`prepare_levels` (``decision_levels``) check what is
+the decisions' own (labels in the stated set, numeric scores, a fold column that is not a row id) and return
+the audit frame: the group columns as text and the internal columns, whose names never clash with a user's
+column (``--group fold`` stays a group). Messages name the option, the column, the value and the row
+(:meth:`fairstats.auditing.source.Source.where`).
 """
 
 from __future__ import annotations
 
-import difflib
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from fairstats._text import display_text, lookalike_pairs
 from fairstats._validation import CheckedFrame, checked_frame
-from fairstats.auditing.columns import LINES
-from fairstats.auditing.counting import people_in
-from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
+from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
-from fairstats.auditing.inputs import Source
+from fairstats.auditing.grouping import where_in as _where
 from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.source import Source
 from fairstats.counts import COUNT_COLUMN, Counts
-from fairstats.reporting import one_line
 
 __all__ = ["Prepared", "LevelsPrepared", "label_text", "prepare", "prepare_levels"]
-
-
-#: An id-like grouping: at least this many groups ...
-ID_LIKE_GROUPS = 1000
-#: ... of which at least this share hold a single person is refused (each group would be one person).
-ID_LIKE_SINGLETON_SHARE = 0.5
-
-def _closest(name: str, columns: Sequence[str]) -> str | None:
-    lower = {c.lower(): c for c in columns}
-    if name.lower() in lower:
-        return lower[name.lower()]
-    close = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.6)
-    if not close:
-        close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
-        close = [lower[c] for c in close]
-    return close[0] if close else None
-
 
 
 def label_text(values: pd.Series) -> np.ndarray:
@@ -109,26 +90,6 @@ def _internal_names(groups: Sequence[str]) -> dict[str, str]:
     return names
 
 
-def _whitespace_variants(data: pd.DataFrame, column: str, weight: np.ndarray | None = None) -> str | None:
-    """The groups of ``column`` that differ only in surrounding white space, with their people."""
-    text = data[column].astype(str)
-    if weight is None:
-        counts = text.value_counts(sort=False)
-    else:
-        counts = pd.Series(np.asarray(weight), index=text.index).groupby(text.to_numpy(), sort=False).sum()
-    stripped = pd.Series(counts.index.str.strip(), index=counts.index)
-    clashes = [
-        sorted(names) for _, names in stripped.groupby(stripped, sort=True).groups.items() if len(names) > 1
-    ]
-    if not clashes:
-        return None
-    pieces = "; ".join(", ".join(f"{n!r} ({int(counts[n]):,})" for n in names) for names in clashes)
-    return (
-        f"--group {column!r}: values that differ only in surrounding white space are audited as separate "
-        f"groups: {pieces}"
-    )
-
-
 def _folds_iv(folds: pd.Series, option_column: str) -> None:
     sizes = folds.astype(str).value_counts()
     if len(sizes) < 2:
@@ -139,68 +100,6 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
             "rows): it looks like a row id, not a cross-validation fold; name the fold column or leave out "
             "--fold"
         )
-
-
-def _id_like_iv(data: pd.DataFrame, weight: np.ndarray | None, column: str) -> None:
-    """Refuse a group column whose groups are mostly single people (an identifier, not an attribute)."""
-    sizes = (
-        data[column].value_counts()
-        if weight is None
-        else pd.Series(weight).groupby(data[column].to_numpy()).sum()
-    )
-    singles = int((sizes == 1).sum())
-    if len(sizes) >= ID_LIKE_GROUPS and singles >= ID_LIKE_SINGLETON_SHARE * len(sizes):
-        raise AuditError(
-            f"--group: column {column!r} looks like an identifier, not a group: {len(sizes):,} groups, "
-            f"{singles:,} of them a single person; audit a coarser attribute (or bin this one)"
-        )
-
-
-def _columns_iv(
-    data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None
-) -> pd.DataFrame:
-    """A copy of ``data`` with text column names, every named column present without NaN and each group
-    column holding at least two groups (white-space variants warned, identifier-like columns refused)."""
-    columns = [str(c) for c in data.columns]
-    data = data.copy()
-    data.columns = columns
-    if weight is not None:
-        data.attrs["fairstats_counted"] = True  # rows are distinct combinations (messages say so)
-    roles = [("--group", g) for g in options.groups] + [
-        ("--y-true", options.y_true),
-        ("--y-pred", options.y_pred),
-    ]
-    roles += [(o, c) for o, c in (("--y-score", options.y_score), ("--fold", options.fold)) if c is not None]
-    for option, column in roles:
-        if column not in columns:
-            hint = _closest(column, columns)
-            suggestion = f"; did you mean {hint!r}?" if hint else f"; columns are {columns[:12]!r}"
-            raise AuditError(
-                f"{option}: column {column!r} not found in {source.name}{suggestion}"
-            )
-    for option, column in roles:
-        missing = data[column].isna().to_numpy()
-        if missing.any():
-            first = int(np.flatnonzero(missing)[0])
-            raise AuditError(
-                f"{option}: column {column!r} has {people_in(missing, weight)} missing value(s) (NaN), "
-                f"first on {_where(data, first, source)}"
-            )
-    for column in options.groups:
-        values = pd.unique(data[column])
-        if len(values) < 2:
-            raise AuditError(
-                f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
-                "an audit compares at least two groups"
-            )
-        variants = _whitespace_variants(data, column, weight)
-        if variants:
-            warnings.warn(variants, GroupWhitespaceWarning, stacklevel=2)
-        lookalikes = _lookalikes(data, column)
-        if lookalikes:
-            warnings.warn(lookalikes, GroupLookalikeWarning, stacklevel=2)
-        _id_like_iv(data, weight, column)
-    return data
 
 
 def _levels_hint(text: np.ndarray, option: str) -> str | None:
@@ -231,7 +130,6 @@ def prepare(
 ) -> Prepared:
     """The checked audit frame of a two-level decision (labels: the favourable one and the other)."""
     cols = _internal_names(options.groups)
-    data = _columns_iv(data, options, source, weight)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = label_text(data[options.y_true]), label_text(data[options.y_pred])
@@ -376,7 +274,6 @@ def prepare_levels(
 ) -> LevelsPrepared:
     """The checked audit frame of a multi-level decision (issue 17 A)."""
     cols = _internal_names(options.groups)
-    data = _columns_iv(data, options, source, weight)
     text_pred, text_true = label_text(data[options.y_pred]), label_text(data[options.y_true])
     _declared_iv(data, text_pred, options.decision_levels, "--y-pred", options.y_pred, source)
     if options.outcome_levels is None:
@@ -408,23 +305,3 @@ def prepare_levels(
 
 
 
-def _where(data: pd.DataFrame, position: int, source: Source) -> str:
-    return source.where(
-        position, counted=bool(data.attrs.get("fairstats_counted")), lines=data.attrs.get(LINES)
-    )
-
-
-def _lookalikes(data: pd.DataFrame, column: str) -> str | None:
-    """The groups of ``column`` that display alike (:func:`fairstats._text.lookalike_pairs`), named as
-    escaped text."""
-    pairs = lookalike_pairs(pd.unique(data[column]))
-    if not pairs:
-        return None
-    shown = "; ".join(
-        f"{display_text(ascii(a))} and {display_text(ascii(b))} ({why})" for a, b, why in pairs[:20]
-    )
-    more = f"; and {len(pairs) - 20:,} more pairs" if len(pairs) > 20 else ""
-    return (
-        f"--group {display_text(repr(column))}: values that look alike are audited as separate groups: "
-        f"{shown}{more}"
-    )

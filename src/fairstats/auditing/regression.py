@@ -5,31 +5,34 @@ Never guessed from the data: a numeric ``--y-pred`` with more than two values an
 with a hint naming this option (:mod:`fairstats.auditing.prepare`). Per grouping (each ``--group`` and, with
 several, their intersection), :func:`fairstats.regression_tests` (mean residual, MAE, RMSE: studentized
 permutation tests and bootstrap intervals; KS of the residuals); Holm and the three-way verdicts over the
-whole file. :func:`regression_audit` computes it in memory (``fairstats.audit(..., task="regression")``);
-:meth:`RegressionAudit.save` writes the folder all or nothing, as every audit
-(:func:`fairstats.auditing.result.write_folder`): the table, one residual-distribution figure per grouping,
-``report.md`` / ``report.html`` (and ``report.pdf``) from the package's templates.
+whole file. The options, input, filters and grouping checks are every task's (:mod:`fairstats.auditing.rows`);
+:func:`regression_audit` computes :class:`RegressionAudit` from the checked rows
+(``fairstats.audit(..., task="regression")`` and the command line alike), and its
+:meth:`~fairstats.auditing.protocol.AuditResult.save` writes the folder all or nothing, as every audit: the
+table, one residual-distribution figure per grouping, ``report.md`` / ``report.html`` (and ``report.pdf``)
+from the package's templates.
 """
 
 from __future__ import annotations
 
-import argparse
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fairstats._resampling import derived_rng
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.inputs import Source
+from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.protocol import AuditResult
+from fairstats.auditing.rows import Rows
+from fairstats.auditing.source import Source
 from fairstats.groups import group_labels
 from fairstats.multiplicity import three_way_verdicts
 from fairstats.regression import regression_tests
 
-__all__ = ["REGRESSION_COLUMNS", "RegressionAudit", "regression_audit", "run_regression"]
+__all__ = ["REGRESSION_COLUMNS", "RegressionAudit", "regression_audit"]
 
 #: Columns of ``regression_tests.csv``, in order.
 REGRESSION_COLUMNS = (
@@ -37,10 +40,6 @@ REGRESSION_COLUMNS = (
     "statistic", "pvalue", "pvalue_adj", "verdict", "verdict_note", "equivalence_pvalue", "margin", "mde",
     "n", "n_reference", "method", "reason",
 )
-
-_NOT_WITH = (("--y-score", "y_score"), ("--fold", "fold"), ("--decision-levels", "decision_levels"),
-             ("--search", "search"), ("--counts", "counts"), ("--favorable", "favorable"),
-             ("--impact-ratios", "impact_ratios"))
 
 #: The residual-distribution figures draw at most this many groups of a grouping (the reference and the
 #: largest others); regression_tests.csv holds every group.
@@ -74,56 +73,78 @@ _METHODS = (
 
 
 @dataclass(frozen=True, eq=False)
-class RegressionAudit:
+class RegressionAudit(AuditResult):
     """The audit of a continuous prediction (what ``fairstats audit --task regression`` computes).
 
     Attributes
     ----------
+    options : AuditOptions
+        The checked options (``y_true``, ``y_pred``: residual = ``y_pred - y_true``; ``regression_margin``).
     source : Source
         The input as the messages and the report name it.
     n : int
         Number of people.
-    y_true, y_pred : str
-        The outcome and prediction columns (residual = ``y_pred - y_true``).
-    groups : tuple of str
-        The ``--group`` columns.
     groupings : tuple of str
         The groupings' names (each column and, with several, their intersection ``a x b``).
     sizes : dict
         Per grouping, each group's number of people.
     references : dict
-        Per grouping, the reference group (the largest).
+        Per grouping, the reference group.
     table : pandas.DataFrame
         ``regression_tests.csv`` (:data:`REGRESSION_COLUMNS`).
+    groups : dict
+        Per grouping, each group's mean residual, MAE and RMSE.
     distributions : dict
         Per grouping, the quantiles of the residuals of the groups its figure draws (``group, quantile,
         residual``; ``attrs["total"]``: the grouping's number of groups).
-    alpha : float
-    margin : float or None
-        The equivalence margin in the outcome's unit (None: no equivalence tests).
-    n_resamples, seed : int
     notes : tuple of str
-        The warnings of the tests, as the report lists them.
-    command : str or None
-        The command line or call that made the audit (the report's provenance).
+        The warnings of the input and the tests, as the report lists them.
+    filters, decision_rule, command
+        The rows' filters with the people each removed, the decision rule (none for a regression), the
+        command line or call that made the audit.
     """
 
+    options: AuditOptions
     source: Source
     n: int
-    y_true: str
-    y_pred: str
-    groups: tuple[str, ...]
     groupings: tuple[str, ...]
     sizes: dict
     references: dict
     table: pd.DataFrame
+    groups: dict
     distributions: dict
-    alpha: float
-    margin: float | None
-    n_resamples: int
-    seed: int
     notes: tuple[str, ...] = ()
+    filters: tuple[tuple[str, int], ...] = ()
+    warnings: tuple[str, ...] = ()  # the input's warnings (printed by the command line; in the notes too)
+    decision_rule: str | None = None
     command: str | None = None
+
+    json_finding_columns = ("grouping", "group", "reference", "metric", "value", "value_reference",
+                            "estimate", "ci_low", "ci_high", "pvalue", "pvalue_adj", "verdict")  # fmt: skip
+
+    @property
+    def y_true(self) -> str:
+        return self.options.y_true  # type: ignore[return-value]
+
+    @property
+    def y_pred(self) -> str:
+        return self.options.y_pred  # type: ignore[return-value]
+
+    @property
+    def alpha(self) -> float:
+        return self.options.alpha  # type: ignore[return-value]
+
+    @property
+    def margin(self) -> float | None:
+        return self.options.regression_margin
+
+    @property
+    def seed(self) -> int:
+        return self.options.seed  # type: ignore[return-value]
+
+    @property
+    def n_resamples(self) -> int:
+        return self.options.n_resamples  # type: ignore[return-value]
 
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -131,17 +152,16 @@ class RegressionAudit:
         return {"regression_tests": self.table}
 
     @property
-    def has_disparity(self) -> bool:
-        """Whether a verdict of regression_tests.csv is ``disparity`` (``--fail-on disparity`` exits)."""
-        return bool((self.table["verdict"].astype(str) == "disparity").any())
-
-    @property
     def margin_text(self) -> str:
-        if self.margin is None:
-            return "no margin (--regression-margin): no equivalence tests"
-        return f"margin {self.margin:g} in the unit of {self.y_true!r}"
+        return self.options.margin_text
 
-    def summary(self, out: Path | str | None = None) -> str:
+    def json_groupings(self) -> list[dict]:
+        """Per grouping: its groups, sizes, reference and each group's mean residual, MAE and RMSE."""
+        return [{"name": g, "groups": list(self.sizes.get(g, {})), "sizes": self.sizes.get(g, {}),
+                 "reference": self.references.get(g), "rates": self.groups.get(g, {})}
+                for g in self.groupings]  # fmt: skip
+
+    def summary(self, out: Path | str | None = None, *, notes=None) -> str:
         """The plain-language summary (what ``fairstats audit --task regression`` prints); with ``out``, the
         line naming the report saved there."""
         from fairstats.auditing.report import verdict_tally
@@ -164,73 +184,10 @@ class RegressionAudit:
             lines.append(f"  report: {Path(out) / 'report.html'}")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict:
-        """A machine-readable summary (what ``--json`` prints): the input, the options, per grouping its
-        groups, sizes and reference, the verdict counts and every comparison whose verdict is ``disparity``.
-        Plain JSON values (NaN as None)."""
-        from fairstats._format import json_records
-        from fairstats._version import __version__
-
-        found = self.table[self.table["verdict"].astype(str) == "disparity"]
-        keep = ["grouping", "group", "reference", "metric", "value", "value_reference", "estimate", "ci_low",
-                "ci_high", "pvalue", "pvalue_adj", "verdict"]
-        counts = self.table["verdict"].astype(str).value_counts().sort_index()
-        return {
-            "fairstats": __version__,
-            "task": "regression",
-            "input": {"name": self.source.name, "kind": self.source.kind},
-            "n": int(self.n),
-            "y_true": self.y_true,
-            "y_pred": self.y_pred,
-            "alpha": self.alpha,
-            "margin": self.margin,
-            "seed": self.seed,
-            "groupings": [
-                {"name": g, "groups": list(self.sizes.get(g, {})), "sizes": self.sizes.get(g, {}),
-                 "reference": self.references.get(g)}
-                for g in self.groupings
-            ],  # fmt: skip
-            "verdicts": {"regression_tests": {str(k): int(v) for k, v in counts.items()}},
-            "disparities": {"regression_tests": json_records(found, keep)} if len(found) else {},
-            "has_disparity": self.has_disparity,
-        }
-
-    def _repr_html_(self) -> str:
-        from markupsafe import escape
-
-        from fairstats._text import display_text
-
-        shown = "\n".join(display_text(line) for line in self.summary().split("\n"))
-        view = self.table.copy()
-        for column in view.columns:
-            if pd.api.types.is_object_dtype(view[column]) or pd.api.types.is_string_dtype(view[column]):
-                view[column] = [display_text(v) if isinstance(v, str) else v for v in view[column]]
-        return (f"<pre>{escape(shown)}</pre>\n<h4>regression_tests</h4>"
-                + view.to_html(index=False, max_rows=20, escape=True))
-
-    def __repr__(self) -> str:
-        return f"<fairstats RegressionAudit of {self.n:,} people: {', '.join(self.groupings)}>"
-
-    def save(self, out: Path | str, *, pdf: bool = False) -> str:
-        """Write the output folder ``out`` all or nothing (as :meth:`fairstats.auditing.Audit.save`): the
-        table (CSV and Markdown), the figures, ``report.md``/``.html`` (and ``report.pdf`` with ``pdf``).
-        Returns the summary naming the report."""
-        from fairstats.auditing.pdf import find_renderer
-        from fairstats.auditing.provenance import report_date
-        from fairstats.auditing.result import write_folder
-
-        out = Path(out)
-        report_date()  # a bad SOURCE_DATE_EPOCH stops here, before anything is written
-        if pdf:
-            find_renderer()
-        inputs = (self.source.path,) if self.source.path is not None else ()
-        write_folder(out, inputs, partial(self.write_into, pdf=pdf))
-        return self.summary(out)
-
     def write_into(self, folder: Path, *, pdf: bool = False) -> tuple[str, ...]:
         """Write the audit's files into the work folder ``folder``; return the notes."""
         from fairstats.auditing.figures import regression_figures
-        from fairstats.auditing.result import write_tables
+        from fairstats.auditing.folder import write_tables
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -246,52 +203,63 @@ class RegressionAudit:
         return notes
 
 
-def regression_audit(
-    data: pd.DataFrame,
-    *,
-    group: str | Sequence[str],
-    y_true: str,
-    y_pred: str,
-    margin: float | None = None,
-    alpha: float = 0.05,
-    n_resamples: int = 9999,
-    seed: int = 20240607,
-    source: Source | None = None,
-    command: str | None = None,
-) -> RegressionAudit:
-    """The regression audit of one row per person ``data``: :func:`fairstats.regression_tests` per grouping
-    (each ``group`` column and, with several, their intersection), Holm and the three-way verdicts over the
-    whole table. :class:`AuditError` naming the input, column and value for bad data."""
-    source = source or Source(name="the data", kind="frame")
-    groups = [group] if isinstance(group, str) else list(dict.fromkeys(group))
+def _reference(data: pd.DataFrame, columns: list[str], options: AuditOptions) -> str | None:
+    """``--reference``: the first label given that is one of the grouping's groups (None: the largest)."""
+    if not options.reference:
+        return None
+    labels = set(group_labels(data, columns if len(columns) > 1 else columns[0]).unique())
+    return next((r for r in options.reference if r in labels), None)
+
+
+def regression_audit(rows: Rows, options: AuditOptions) -> RegressionAudit:
+    """The regression audit of the checked ``rows`` (one per person): :func:`fairstats.regression_tests` per
+    grouping (each group column and, with several, their intersection; each grouping's resamples from its own
+    stream of ``seed``), Holm and the three-way verdicts over the whole table. :class:`AuditError` naming the
+    input, column and value for bad data."""
+    data, source = rows.data, rows.source
+    groups = list(options.groups)
     groupings = [[g] for g in groups] + ([groups] if len(groups) > 1 else [])
-    seeds = np.random.SeedSequence(seed).spawn(len(groupings))
-    parts, sizes, references, distributions = [], {}, {}, {}
+    parts, sizes, references, distributions, per_group = [], {}, {}, {}, {}
+    used = set()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for columns, child in zip(groupings, seeds, strict=True):
+        for columns in groupings:
+            name = " x ".join(columns)
+            reference = _reference(data, columns, options)
+            used.add(reference)
             try:
                 res = regression_tests(
-                    data, group=columns if len(columns) > 1 else columns[0], y_true=y_true, y_pred=y_pred,
-                    margin=margin, alpha=alpha, n_resamples=n_resamples, rng=np.random.default_rng(child),
-                )
+                    data, group=columns if len(columns) > 1 else columns[0], y_true=options.y_true,
+                    y_pred=options.y_pred, reference=reference, margin=options.regression_margin,
+                    alpha=options.alpha, n_resamples=options.n_resamples,
+                    rng=derived_rng(options.seed, "regression", name),
+                )  # fmt: skip
             except (ValueError, TypeError) as err:
-                raise AuditError(f"{source.name!r}: {err}") from None
-            name = " x ".join(columns)
+                raise AuditError(f"{source.name}: {err}") from None
             parts.append(res.comparisons)
             sizes[name] = {str(g): int(k) for g, k in zip(res.groups["group"], res.groups["n"], strict=True)}
+            per_group[name] = {
+                str(r["group"]): {k: (None if pd.isna(r[k]) else float(r[k]))
+                                  for k in ("mean_residual", "mae", "rmse") if k in r}
+                for r in res.groups.to_dict(orient="records")
+            }  # fmt: skip
             references[name] = res.reference
-            distributions[name] = _distributions(data, columns, y_true, y_pred, res.reference, sizes[name])
+            distributions[name] = _distributions(data, columns, options.y_true, options.y_pred, res.reference,
+                                                  sizes[name])  # fmt: skip
+    unused = [r for r in options.reference if r not in used]
+    if unused:
+        shown = ", ".join(repr(g) for g in sorted({g for s in sizes.values() for g in s})[:20])
+        raise AuditError(f"--reference {unused[0]!r} is not a group of any grouping; the groups: {shown}")
     table = pd.concat(parts, ignore_index=True).drop(
         columns=["pvalue_adj", "pvalue_holm_equivalence", "verdict", "verdict_note"])
-    table = three_way_verdicts(table, alpha=alpha, reason="reason")
+    table = three_way_verdicts(table, alpha=options.alpha, reason="reason")
     table = table.rename(columns={"pvalue_holm_difference": "pvalue_adj"})[list(REGRESSION_COLUMNS)]
-    notes = tuple(dict.fromkeys(str(w.message) for w in caught
-                                if not issubclass(w.category, DeprecationWarning | FutureWarning)))
+    notes = tuple(dict.fromkeys([*rows.warned, *(str(w.message) for w in caught
+                                 if not issubclass(w.category, DeprecationWarning | FutureWarning))]))
     return RegressionAudit(
-        source=source, n=len(data), y_true=y_true, y_pred=y_pred, groups=tuple(groups),
-        groupings=tuple(sizes), sizes=sizes, references=references, table=table, distributions=distributions,
-        alpha=alpha, margin=margin, n_resamples=n_resamples, seed=seed, notes=notes, command=command,
+        options=options, source=source, n=rows.n, groupings=tuple(sizes), sizes=sizes, references=references,
+        table=table, groups=per_group, distributions=distributions, notes=notes, filters=rows.filters,
+        decision_rule=rows.decision_rule, warnings=rows.warned,
     )  # fmt: skip
 
 
@@ -329,6 +297,7 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
         COMPARISON_COLUMNS,
         _environment,
         _sizes_item,
+        audited_context,
         comparison_rows,
         verdict_tally,
     )
@@ -361,7 +330,8 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
     ]
     hashes, more_files = input_hashes(audit.source.path)
     context = {
-        "version": __version__, "input_name": audit.source.name, "seed": audit.seed,
+        "version": __version__, "audited": audited_context(audit), "input_name": audit.source.name,
+        "seed": audit.seed,
         "n_people": f"{audit.n:,}",
         "y_true": audit.y_true, "y_pred": audit.y_pred, "alpha": f"{audit.alpha:g}",
         "margin_text": audit.margin_text, "headline": headline, "summary": summary, "sections": sections,
@@ -377,39 +347,3 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
     for kind, name in (("md", "report.md"), ("html", "report.html")):
         text = _environment(kind).get_template(f"regression.{kind}.j2").render(**context)
         atomic_write_text(folder / name, text)
-
-
-# --------------------------------------------------------------------------------------------------------
-# the command line
-# --------------------------------------------------------------------------------------------------------
-
-
-def run_regression(args: argparse.Namespace) -> tuple[str, tuple[str, ...], RegressionAudit]:
-    """Check, compute and write the regression audit of ``args``; the summary, the warnings to print and
-    the audit (for ``--json`` and ``--fail-on``)."""
-    from fairstats.auditing.inputs import read_predictions_file
-    from fairstats.auditing.provenance import report_date
-    from fairstats.auditing.result import checked_out, write_folder
-
-    for option, name in _NOT_WITH:
-        if getattr(args, name, None) not in (None, False):
-            raise AuditError(f"--task regression: {option} belongs to the audit of decisions; leave it out")
-    if args.predictions is None:
-        raise AuditError("--task regression needs PREDICTIONS (one row per person)")
-    report_date()  # a bad SOURCE_DATE_EPOCH stops here, before the input is read
-    if args.pdf:
-        from fairstats.auditing.pdf import find_renderer
-
-        find_renderer()  # before anything is read or written
-    path, out = Path(args.predictions), Path(args.out)
-    target = checked_out(out, (path,))
-    groups = list(dict.fromkeys(args.group))
-    data = read_predictions_file(path, text_columns=groups)
-    done = regression_audit(
-        data, group=groups, y_true=args.y_true, y_pred=args.y_pred, margin=args.regression_margin,
-        alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed,
-        source=Source.of_file(path), command=getattr(args, "command_line", None),
-    )  # fmt: skip
-    done = replace(done, source=replace(done.source, path=path))
-    notes = write_folder(out, (path,), partial(done.write_into, pdf=args.pdf), target=target)
-    return done.summary(out), tuple(notes), done

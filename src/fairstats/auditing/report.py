@@ -146,6 +146,20 @@ def _environment(kind: str):
     return env
 
 
+def audited_context(audit) -> dict:
+    """The rows every report's "What was audited" shares (``audited.md.j2``/``.html.j2``): each filter with
+    the people it removed, the decision rule (where the task makes a decision of ``y_pred``), the options
+    given (:meth:`fairstats.auditing.AuditOptions.shown`)."""
+    options = audit.options
+    return {
+        "filters": [(predicate, f"{int(removed):,}") for predicate, removed in audit.filters],
+        "decision_rule": audit.decision_rule,
+        "decides": options.task != "regression" and options.scoring_rate is None,
+        "y_pred": options.y_pred,
+        "options": options.shown(),
+    }
+
+
 def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
     options, equal, residuals, tests = audit.options, audit.equal_confusion, audit.residuals, audit.tests
     fav, other = audit.labels
@@ -245,6 +259,7 @@ def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
         )
     return {
         "version": __version__,
+        "audited": audited_context(audit),
         "input_name": audit.source.name,
         "seed": options.seed,
         "n_people": f"{audit.n:,}",
@@ -338,8 +353,6 @@ def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[dict
     context["headline"] = headline(audit, context["equal"])
     context["methods"] = methods(audit)  # fairstats.auditing.methods
     context["columns"] = [heading for heading, _ in COMPARISON_COLUMNS]
-    context["decision_rule"] = audit.decision_rule
-    context["filters"] = [(predicate, f"{int(removed):,}") for predicate, removed in audit.filters]
     hashes, more_files = input_hashes(audit.source.path)
     context["provenance"] = {
         "hashes": hashes,

@@ -1,25 +1,119 @@
-"""The rows audited and their decision: ``--where`` filters applied in order, then the decision rule.
+"""The row step every task shares: the input's rows counted, ``--where`` filters applied in order, the
+reader contract, the decision rule, and the validated grouping.
 
-``--where PREDICATE`` (repeatable) keeps the rows for which each SQL predicate holds
+:func:`prepared_rows` takes what :func:`fairstats.auditing.inputs.read` read and gives :class:`Rows`, what
+every
+task computes from. A pandas frame's rows are counted first (:func:`fairstats.auditing.counting.count_rows`)
+unless a test needs each person's row, so that every reader's rows take the same path and give the same
+numbers. ``--where PREDICATE`` (repeatable) keeps the rows for which each SQL predicate holds
 (:mod:`fairstats._where`: checked to be an expression over the input's columns, evaluated by DuckDB with
-external access off); the people each removes are counted for the report. ``--y-pred-positive L1,L2`` or
-``--y-pred-threshold T`` then turn ``--y-pred`` into the 0/1 decision (:class:`fairstats._decision_rule.
-DecisionRule`), written into the report as the rule used.
+external access off); the people each removes are counted for the report. The reader contract
+(:func:`fairstats.auditing.columns.input_columns`) then settles repeated column names and group values;
+``--y-pred-positive L1,L2`` or ``--y-pred-threshold T`` turn ``--y-pred`` into the 0/1 decision
+(:class:`fairstats._decision_rule.DecisionRule`), written into the report as the rule used; and
+:func:`fairstats.auditing.grouping.checked_rows` checks the roles' columns.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from fairstats.auditing.errors import AuditError
+from fairstats.auditing.errors import INPUT_WARNINGS, AuditError
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.records import LINES, RecordLines
+from fairstats.auditing.source import Source
 from fairstats.reporting import one_line
 
-__all__ = ["Selected", "predicate_columns", "select_rows"]
+__all__ = ["Rows", "Selected", "audit_columns", "predicate_columns", "prepared_rows", "select_rows"]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The checked rows of a task: ``data`` (rows, or distinct combinations with ``weight`` people each),
+    the :class:`~fairstats.auditing.source.Source`, each filter with the people it removed, the decision rule
+    in words, the input's warnings (kept as the report's notes) and a counts table's declared categories."""
+
+    data: pd.DataFrame
+    weight: np.ndarray | None
+    source: Source
+    filters: tuple[tuple[str, int], ...] = ()
+    decision_rule: str | None = None
+    warned: tuple[str, ...] = ()
+    declared: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        """Number of people."""
+        return len(self.data) if self.weight is None else int(np.asarray(self.weight).sum())
+
+
+def prepared_rows(found, options: AuditOptions) -> Rows:
+    """The row step on ``found`` (an :class:`~fairstats.auditing.inputs.Input`) for the checked ``options``.
+
+    Raises
+    ------
+    AuditError
+        A bad predicate, no row left, a decision rule that does not fit, a column missing or with missing
+        values, a single group, an identifier-like group column (named with the input, column and row).
+    """
+    from fairstats.auditing.columns import READ_WARNINGS, input_columns
+    from fairstats.auditing.grouping import checked_rows
+
+    data, weight, source = found.rows, found.weight, found.source
+    if weight is None and not options.per_person:
+        data, weight = _counted(data, options)
+    selected = select_rows(data, weight, options, source.name, rule=False)
+    data, weight = selected.data, selected.weight
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = input_columns(data, options, source, weight)
+        data = _decided(data, options, source.name)
+        data = checked_rows(data, options, source, weight)
+    read = found.rows.attrs.get(READ_WARNINGS, ())  # warned while reading (a counts table's repeated columns)
+    warned = tuple(dict.fromkeys(
+        [*read, *(one_line(w.message) for w in caught if issubclass(w.category, INPUT_WARNINGS))]))
+    rule = options.decision_rule
+    return Rows(data, weight, source, selected.filters, None if rule is None else rule.describe(), warned,
+                found.declared)  # fmt: skip
+
+
+def _counted(data: pd.DataFrame, options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """Rows ``data`` counted over the columns the task reads; the rows as they are when one of those is
+    missing or cannot be counted (a list in a group column): the checks then name what is wrong."""
+    from fairstats.auditing.counting import count_rows
+
+    names = [str(c) for c in data.columns]
+    try:
+        used = audit_columns(options, names)
+    except AuditError:
+        return data, None  # a bad --where predicate: select_rows names it
+    if any(column not in names for column in used):
+        return data, None
+    try:
+        return count_rows(data, used)
+    except TypeError:  # unhashable values (lists, dicts): refused by the checks, naming the row
+        return data, None
+
+
+def _decided(data: pd.DataFrame, options: AuditOptions, where: str) -> pd.DataFrame:
+    """``--y-pred`` as the 0/1 decision of the decision rule (the rows as they are without one)."""
+    rule = options.decision_rule
+    if rule is None:
+        return data
+    try:
+        decision = rule.apply(data[options.y_pred], source=where)
+    except KeyError:
+        raise AuditError(f"{where}: no column {options.y_pred!r} (--y-pred)") from None
+    except ValueError as err:
+        raise AuditError(one_line(err)) from None
+    data = data.copy()
+    data[options.y_pred] = decision.astype(np.int64)
+    return data
 
 
 @dataclass(frozen=True)
@@ -30,6 +124,14 @@ class Selected:
     weight: np.ndarray | None
     filters: tuple[tuple[str, int], ...]
     decision_rule: str | None
+
+
+def audit_columns(options: AuditOptions, columns: Sequence[str] = ()) -> list[str]:
+    """The columns read: the task's, and those its ``where`` predicates read (of ``columns``)."""
+    keys = list(options.columns)
+    if options.where:
+        keys += predicate_columns(options, [str(c) for c in columns])
+    return list(dict.fromkeys(keys))
 
 
 def predicate_columns(options: AuditOptions, columns: list[str]) -> list[str]:
@@ -45,8 +147,11 @@ def predicate_columns(options: AuditOptions, columns: list[str]) -> list[str]:
     return [c for c in columns if c in used]
 
 
-def select_rows(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, where: str) -> Selected:
-    """Apply ``options.where`` and ``options.decision_rule`` to rows ``data`` (``weight``: people per row).
+def select_rows(
+    data: pd.DataFrame, weight: np.ndarray | None, options: AuditOptions, where: str, *, rule: bool = True
+) -> Selected:
+    """Apply ``options.where`` and (``rule``) ``options.decision_rule`` to rows ``data`` (``weight``: people
+    per row).
 
     Raises
     ------
@@ -74,14 +179,7 @@ def select_rows(data: pd.DataFrame, weight: np.ndarray | None, options: AuditOpt
         if lines is not None or weight is None:  # messages keep naming the input's own lines and rows
             data.attrs[LINES] = (lines if lines is not None else RecordLines()).take(before)
         weight = None if weight is None else np.asarray(weight)[before]
-    rule = options.decision_rule
-    if rule is not None:
-        try:
-            decision = rule.apply(data[options.y_pred], source=where)
-        except KeyError:
-            raise AuditError(f"{where}: no column {options.y_pred!r} (--y-pred)") from None
-        except ValueError as err:
-            raise AuditError(one_line(err)) from None
-        data = data.copy()
-        data[options.y_pred] = decision.astype(np.int64)
-    return Selected(data, weight, tuple(filters), None if rule is None else rule.describe())
+    if rule:
+        data = _decided(data, options, where)
+    described = options.decision_rule
+    return Selected(data, weight, tuple(filters), None if described is None else described.describe())

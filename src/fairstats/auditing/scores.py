@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairstats._resampling import derived_rng
 from fairstats._score_input import ScoreCounts, score_counts_iv
 from fairstats.discrimination import roc_curves
 from fairstats.multiplicity import three_way_verdicts
@@ -80,23 +81,21 @@ def score_table(prep, options) -> ScoreSection:
     curves, and the warnings raised (as notes)."""
     y_true = prep.cols["y_true"] if prep.binary01 else prep.cols["y01"]
     parts, groups, curves = [], [], {}
-    n_resamples = min(options.n_resamples, 199)
+    n_resamples = options.ici_resamples  # each resample refits a spline GLM per group (--ici-resamples)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        seeds = np.random.SeedSequence(options.seed).spawn(len(prep.groupings))
-        for grouping, seed in zip(prep.groupings, seeds, strict=True):
-            (curve_seed,) = seed.spawn(1)  # the tests draw from `seed`, the figures' bands from a child
+        for grouping in prep.groupings:  # the seed scheme of every task: one stream per task and grouping
             counted = score_counts_iv(prep.checked, group=grouping.group, y_true=y_true,
                                       y_score=prep.cols["score"], pos_label=1)
             result = score_tests(
                 counted, group=grouping.group, y_true=y_true, y_score=prep.cols["score"], pos_label=1,
                 alpha=options.alpha, margin=options.margin, n_resamples=n_resamples,
-                rng=np.random.default_rng(seed),
+                rng=derived_rng(options.seed, "score tests", grouping.name),
             )
             parts.append(result.table.assign(grouping=grouping.name))
             groups.append(_group_rows(result, grouping.name))
             curves[grouping.name] = _curves(counted, grouping.name, result.reference,
-                                            np.random.default_rng(curve_seed))
+                                            derived_rng(options.seed, "score curves", grouping.name))
     table = pd.concat(parts, ignore_index=True)
     table = table.drop(columns=["pvalue_adj", "verdict", "verdict_note"])
     table = three_way_verdicts(table, alpha=options.alpha, reason="reason")
@@ -105,7 +104,7 @@ def score_table(prep, options) -> ScoreSection:
                                 if not issubclass(w.category, DeprecationWarning | FutureWarning)))
     what = "1" if prep.binary01 else f"the favourable outcome {prep.labels[0]!r}"
     notes = (f"score_tests.csv: the score is read as predicting {what}; the ICI intervals use "
-             f"{n_resamples} bootstrap resamples (each refits a spline GLM)", *notes)
+             f"{n_resamples} bootstrap resamples (--ici-resamples; each refits a spline GLM)", *notes)
     return ScoreSection(table, pd.concat(groups, ignore_index=True)[list(SCORE_GROUP_COLUMNS)], curves, notes)
 
 

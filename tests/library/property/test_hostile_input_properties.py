@@ -31,10 +31,10 @@ from fairstats._csv import csv_text, spreadsheet_safe
 from fairstats._format import figure_text
 from fairstats._text import LINE_BREAKS, _hidden, display_text
 from fairstats.auditing.cli import display_text_lines, main
-from fairstats.auditing.inputs import Source, read_input
+from fairstats.auditing.inputs import Input, Source, read
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.report import markdown_code, markdown_text
-from fairstats.auditing.result import start
+from fairstats.auditing.result import run
 from fairstats.confusion import equal_confusion_test
 
 # --------------------------------------------------------------------------------------------------------
@@ -182,10 +182,11 @@ group_value = st.one_of(
 
 
 def _equal_confusion(path: Path, options: AuditOptions, counts: bool) -> pd.DataFrame:
-    data, weight = read_input(path, options, counts=counts)
+    found = read(path, options, counts=counts)
+    data, weight = found.rows, found.weight
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        audit = start(data, weight, options, Source.of_file(path, counts=counts)).finish()
+        audit = run(Input(data, weight, Source.of_file(path, counts=counts)), options)
     return audit.equal_confusion.drop(columns=["pvalue_permutation"], errors="ignore")
 
 
