@@ -35,6 +35,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from compendium.publish.published import PVR_COLUMNS, summarise_published_vs_reproduced
+from compendium.publish.pvr_classes import by_number, summarise_by_number
 from fairstats import __version__
 from fairstats.reporting import atomic_write_text
 
@@ -444,9 +445,15 @@ def _pvr_context(pvr: pd.DataFrame | None) -> dict | None:
     matched = _is_true(pvr["matches"])
     n, k = len(pvr), int(matched.sum())
     summary, classes = _pvr_summary(pvr)
+    per_number = ""
+    if "class" in pvr.columns:
+        # one class per printed number, the best any source gives it (compendium.publish.pvr_classes)
+        counts = summarise_by_number(by_number(pvr))
+        per_number = html_table(counts, max_rows=max(len(counts), 1))
     return {
         "n": n,
         "k": k,
+        "by_number": per_number,
         "summary": html_table(summary, row_classes=classes),
         "deviations": published_vs_reproduced_html(pvr, only_mismatches=True) if k < n else "",
         "full": published_vs_reproduced_html(pvr),

@@ -22,6 +22,7 @@ RAW = ROOT / "data" / "raw" / "paper-b-authors"
 OUTPUTS = {
     "battery": "tables/battery.csv",
     "fold_metrics": "tables/battery_fold_metrics.csv",
+    "fold_agreement": "tables/battery_fold_agreement.csv",
     "counts": "tables/battery_count_tables.csv",
     "calibration_bins": "tables/battery_calibration_bins.csv",
     "well_terms": "tables/battery_well_calibration_terms.csv",
@@ -100,7 +101,9 @@ def test_run_battery_script_then_notebook(tmp_path):
         "ns = types.SimpleNamespace\n"
         "sm = ns(wildcards=ns(preset='paper'),\n"
         f"        input=ns(predictions={str(predictions)!r}, table={str(table)!r},\n"
-        f"                 published={str(ROOT / 'data/published/paper-b-tables.csv')!r}),\n"
+        f"                 published={str(ROOT / 'data/published/paper-b-tables.csv')!r},\n"
+        f"                 authors_battery={str(AUTHORS / 'tables/battery.csv')!r},\n"
+        f"                 impossible={str(AUTHORS / 'tables/printed_impossible.csv')!r}),\n"
         f"        output=ns(**{outputs!r}),\n"
         f"        params=ns(favorable=0, alpha=0.05, n_bins=10, raw_dir={str(RAW)!r}),\n"
         f"        log=[{str(tmp_path / 'run_battery.log')!r}])\n"
@@ -116,6 +119,10 @@ def test_run_battery_script_then_notebook(tmp_path):
     pvr = pd.read_csv(outputs["pvr"], dtype={"published": str}, keep_default_na=False)
     assert len(pvr) == 272 and (pvr.loc[pvr["matches"].astype(str) == "False", "note"] != "").all()
     assert pvr["note"].str.contains("5 of the paper's 250 folds").any()
+    # five folds of 250: no model's predictions are the authors' in every fold, and the agreement is cited
+    assert set(pvr["basis"]) <= {"inputs differ", "impossible"}
+    differ = pvr.loc[pvr["basis"] == "inputs differ", "evidence"]
+    assert differ.str.contains(outputs["fold_agreement"], regex=False).all()
     features = pd.read_csv(outputs["features"])
     assert {"ID", "Unnamed: 0.1"}.isdisjoint(features["feature"])
     assert features.set_index("feature").loc[["Race_BLACK", "Race_WHITE"], "used"].eq(False).all()
