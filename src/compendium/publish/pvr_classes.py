@@ -181,7 +181,8 @@ def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
             classes[i] = "not computable"
     key = out[_KEY].astype(str).agg("\x1f".join, axis=1)
     procedure = [
-        PROCEDURES.get(t, t) if p == "B" else t for p, t in zip(out["paper"], out["table"], strict=True)
+        PROCEDURES.get(t, f"Table {t}") if p == "B" else f"Table {t}"
+        for p, t in zip(out["paper"], out["table"], strict=True)
     ]
     out["_procedure"] = procedure
     rank = {s: i for i, s in enumerate(SOURCE_ORDER)}

@@ -293,7 +293,7 @@ def test_inputs_that_differ_explain_a_miss_only_where_the_procedure_reproduces_t
     validated = _classify([_row("rerun", 1.5, True, **lda), _row("rerun", 1.6, False, **lr)])
     assert validated["class"].tolist() == ["exact", "differs"]
     assert (
-        "gives every printed number of XIV for the models whose inputs are the authors'"
+        "gives every printed number of Table XIV for the models whose inputs are the authors'"
         in (
             _classify(
                 [_row("rerun", 1.5, True, table="XIV", **lda), _row("rerun", 1.6, False, table="XIV", **lr)]
