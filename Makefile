@@ -42,8 +42,8 @@ verify: $(STAMP)
 # results already there (notebooks rendered, figures copied, index rebuilt; nothing is refitted: run
 # `make reproduce`, or snakemake with that config, first), then Snakemake's provenance report beside it.
 CONFIGFILE ?= config/config.yaml
-SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure build_site_index build_course_lab \
-              render_course_lab
+SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure copy_site_mathjax build_site_index \
+              build_course_lab render_course_lab
 .PHONY: report
 report: $(STAMP)
 	$(BIN)/snakemake build_site_index --cores $(CORES) --configfile $(CONFIGFILE) \
