@@ -389,3 +389,24 @@ def test_the_site_links_only_rendered_labs_and_refuses_one_without_its_notebook(
     (tmp_path / "course" / f"{LABS[1].stem}.ipynb").write_text("{}")
     [only] = _course(tmp_path)
     assert only["number"] == 2 and only["href"] == f"course/{LABS[1].stem}.html"
+
+
+def test_course_open_passes_allow_root_to_jupyter_as_root_only(tmp_path):
+    """`make course-open` as root: Jupyter refuses to start without --allow-root (the recipe, run with a
+    stand-in for `id` and `echo` for JupyterLab)."""
+    import os
+    import stat
+    import subprocess
+
+    res = subprocess.run(["make", "-n", "course-open", "JUPYTER_ARGS=--no-browser"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    [line] = [x for x in res.stdout.splitlines() if "jupyter lab" in x]
+    command = "echo" + line.split("jupyter lab", 1)[1]
+    for uid, as_root in (("0", True), ("1000", False)):
+        fake = tmp_path / uid
+        fake.mkdir()
+        (fake / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+        (fake / "id").chmod(stat.S_IRWXU)
+        out = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}).stdout
+        assert ("--allow-root" in out) == as_root and "--no-browser" in out, (uid, out)
