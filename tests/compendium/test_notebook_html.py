@@ -23,7 +23,7 @@ def test_a_page_loads_the_sites_mathjax_by_a_relative_url_and_no_cdns(tmp_path):
     assert 'src="../../../mathjax/tex-svg.js"' in html
     assert "window.MathJax" in html and "inlineMath" in html  # MathJax 3's configuration, not 2's
     assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in html and "MathJax.Hub" not in html
-    assert "r_{ij} = O - E" in html
+    assert "r_{ij} = O - E" in html and "<title>t</title>" in html  # titled by the notebook's name
 
 
 def test_the_sites_mathjax_is_the_locked_copy_and_a_page_outside_the_site_is_refused(tmp_path):

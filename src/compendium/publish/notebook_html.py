@@ -78,7 +78,9 @@ def render_notebook(notebook: str | os.PathLike, html: str | os.PathLike, *, sit
         raise ValueError(f"html: {str(html)!r} is not inside the site folder {str(site)!r}")
     url = Path(os.path.relpath(site.resolve() / MATHJAX, html.resolve().parent)).as_posix()
     exporter = HTMLExporter(template_file=str(TEMPLATE), mathjax_url=url)
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    # the page's title is the notebook's name, as `jupyter nbconvert` gives it
+    resources = {"metadata": {"name": Path(notebook).stem}}
+    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4), resources=resources)
     html.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(html, body)
     return html
