@@ -140,14 +140,15 @@ check("8.5", answer_8_5)
 # ## 3. LL144's layout: sex, race and their intersection
 #
 # LL144 asks for the three groupings at once; in one call they form one family (`family_size` grows, so each
-# interval widens):
+# interval widens). The table holds the ratios of exercise 8.1, so it waits for your checks too:
 
 # %%
 ll144 = fairstats.impact_ratios(compas, group=[["sex"], ["race"], ["sex", "race"]], selected="low",
                                 min_share=min_share, alpha=alpha)
-print(f"family of {ll144.family_size} comparisons: each interval at {ll144.confidence_level:.4f}")
-ll144.table[["grouping", "category", "role", "n", "selection_rate", "impact_ratio", "impact_ratio_ci_low",
-             "impact_ratio_ci_high", "four_fifths"]].round(3)
+if solved("8.1", "8.3", "8.4"):
+    print(f"family of {ll144.family_size} comparisons: each interval at {ll144.confidence_level:.4f}")
+    display(ll144.table[["grouping", "category", "role", "n", "selection_rate", "impact_ratio",
+                         "impact_ratio_ci_low", "impact_ratio_ci_high", "four_fifths"]].round(3))
 
 # %% [markdown]
 # **Exercise 8.6.** What does the 2 % rule do to the Asian category here (26 people, 22 rated Low)? Answer
