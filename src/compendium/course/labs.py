@@ -88,7 +88,7 @@ LABS: tuple[Lab, ...] = (
         ("compute selection rates and impact ratios as LL144 defines them, with its 2 % rule",
          "read an impact ratio's family-level interval and its three-way verdict",
          "say how many decisions would move a ratio across four fifths"),
-        {}, 5.5),
+        {}, 7.3),
     Lab("lab9_intersections", 9, "Intersections: small cells, many comparisons", 45,
         ("count how small intersectional cells get and when a test's approximation fails",
          "compare Bonferroni with the subgroup search's Westfall-Young family-wise p",
