@@ -74,7 +74,7 @@ def _truth(exercise: str, settings: dict) -> float:
     if isinstance(expected, Proportion):
         key = tuple(settings[s] for s in expected.runs.settings)
         return expected.runs.counts[key][expected.column] / settings["n"]
-    value = expected.value
+    value = expected.expected
     return float(value(**{k: settings[k] for k in needed_settings(expected) if k in settings})
                  if callable(value) else value)
 
@@ -108,7 +108,13 @@ def _sig(value: float, digits: int) -> float:
 def test_every_exercise_of_the_answers_is_checked_once_in_its_lab_with_the_settings_it_needs():
     assert sorted(CALLS) == sorted(ANSWERS)
     for exercise, settings in CALLS.items():
-        assert sorted(settings) == sorted(needed_settings(ANSWERS[exercise])), exercise
+        expected = ANSWERS[exercise]
+        assert sorted(settings) == sorted(needed_settings(expected)), exercise
+        # the defaults a check falls back on are the lab's parameters
+        defaults = (expected.runs.lab if isinstance(expected, Proportion)
+                    else getattr(expected, "defaults", {}))
+        assert {k: v for k, v in defaults.items() if k in settings} == settings, exercise
+        assert isinstance(expected, Choice) or isinstance(expected.value, float | int), exercise
     assert {k.split(".")[0] for k in ANSWERS} == {str(lab.number) for lab in LABS}
 
 

@@ -10,7 +10,8 @@ Each exercise of a lab ends with a call such as ``check("1.2", chi2)``. The expe
   value rounds to it, ``|answer - value| <= unit / 2`` for ``unit`` its last digit's place. A full-precision
   answer is held to a floor instead (``atol``, ``rtol * |value|``; default 1e-9 relative: another order of the
   same sums; a check whose answer starts from a printed number widens it to what the print allows). The
-  expected value is a constant with its provenance, or computed through the library when the check runs.
+  expected value is a constant with its provenance, or computed through the library when the check runs (at
+  the settings the lab's check cell passes, the lab's defaults otherwise).
 * :class:`Proportion`: a share of simulated data sets. A seeded simulation is deterministic: at the lab's own
   settings (number of data sets, seed, ...) the share is known exactly (:class:`Runs`, the reference runs) and
   judged as a number. At other settings it is judged against the largest reference run within its Monte
@@ -116,28 +117,38 @@ class Number:
 
     Attributes
     ----------
-    value : float or callable
+    expected : float or callable
         The expected answer at full precision, or a function computing it through the library when the check
-        runs (for statistics that another version of the library may move); the function's parameters are
-        settings the check is called with (``check("9.5", p, n_resamples=n_resamples, seed=seed)``).
+        runs (for what a lab's parameters or another version of the library may move); the function's
+        parameters are settings the check is called with (``check("8.4", x, min_share=min_share,
+        alpha=alpha)``), each defaulting to the lab's value in :attr:`defaults`.
     hint : str
         Shown with "not yet" when the answer matches no listed wrong answer; names the step, never the value.
     source : str
-        Provenance: the call that produced ``value`` (and on which data), or the paper and table.
+        Provenance: the call that produced the value (and on which data), or the paper and table.
     wrong : tuple of Wrong
         The common wrong answers, each with its own hint.
     atol, rtol : float
         The floor of the tolerance: an answer within ``max(atol, rtol * |value|)`` is right whatever its
         precision (``rtol`` 1e-9: a full-precision answer computed in another order; wider where the answer
         starts from a printed, rounded number).
+    defaults : mapping
+        The lab's parameters behind the settings of a computed value (or of a computed wrong answer): what a
+        check called without them assumes, and what :attr:`value` is computed at.
     """
 
-    value: _Value
+    expected: _Value
     hint: str
     source: str
     wrong: tuple[Wrong, ...] = ()
     atol: float = 0.0
     rtol: float = 1e-9
+    defaults: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def value(self) -> float:
+        """The expected answer at the lab's defaults (computed through the library when it is a function)."""
+        return _resolve(self.expected, self.defaults)
 
     def floor(self, target: float) -> float:
         """The smallest tolerance around ``target`` (see :attr:`atol`, :attr:`rtol`)."""
@@ -178,6 +189,12 @@ class Runs:
     def n_of(self, key: tuple) -> int:
         return int(key[self.settings.index("n")])
 
+    @property
+    def lab(self) -> dict[str, object]:
+        """The settings of the lab's own run (the first of :attr:`counts`): what a check called without some
+        of them assumes."""
+        return dict(zip(self.settings, next(iter(self.counts)), strict=True))
+
     def design(self, key: tuple) -> tuple:
         """The settings of a run that are not Monte Carlo noise."""
         return tuple(v for name, v in zip(self.settings, key, strict=True) if name not in self.monte_carlo)
@@ -210,6 +227,12 @@ class Proportion:
     hint: str
     source: str
     wrong: tuple[Wrong, ...] = ()
+
+    @property
+    def value(self) -> float:
+        """The share of the lab's own run (its size, seed and design)."""
+        lab = self.runs.lab
+        return self.runs.counts[tuple(lab.values())][self.column] / int(lab["n"])
 
     def tolerance(self, n: int, p: float) -> float:
         """Monte Carlo tolerance of a share from ``n`` data sets around a reference share ``p``."""
@@ -360,7 +383,7 @@ def needed_settings(expected: Number | Proportion | Choice) -> tuple[str, ...]:
     if isinstance(expected, Proportion):
         return expected.runs.settings
     if isinstance(expected, Number):
-        names = [*_parameters(expected.value)] if callable(expected.value) else []
+        names = [*_parameters(expected.expected)] if callable(expected.expected) else []
         for w in expected.wrong:
             if callable(w.value):
                 names += [p for p in _parameters(w.value) if p not in names]
@@ -407,8 +430,16 @@ def _judge_number(exercise, answer, truth: float, floor: Callable[[float], float
     return _not_yet(exercise, general)
 
 
-def _settings_iv(exercise: str, expected, settings: Mapping[str, object]) -> None:
+def _defaults(expected) -> dict[str, object]:
+    if isinstance(expected, Proportion):
+        return expected.runs.lab
+    return dict(expected.defaults) if isinstance(expected, Number) else {}
+
+
+def _settings_iv(exercise: str, expected, settings: Mapping[str, object]) -> dict[str, object]:
+    """The settings of the check, the lab's defaults filling those not given; errors name the setting."""
     needed = needed_settings(expected)
+    settings = {**{k: v for k, v in _defaults(expected).items() if k in needed}, **settings}
     missing = [name for name in needed if name not in settings]
     unknown = sorted(set(settings) - set(needed))
     if missing:
@@ -424,8 +455,8 @@ def _settings_iv(exercise: str, expected, settings: Mapping[str, object]) -> Non
         n = settings["n"]
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n: exercise {exercise} is a simulated share; n is the number of simulated "
-                             "data "
-                             f"sets (a positive integer), got {n!r}")
+                             f"data sets (a positive integer), got {n!r}")
+    return settings
 
 
 def _error_hint(exc: BaseException, wrongs: tuple[Wrong, ...], general: str) -> str:
@@ -449,7 +480,8 @@ def evaluate(exercise: str, answer: object, expected: Number | Proportion | Choi
     expected : Number, Proportion or Choice
     **settings
         A simulation's settings (``n=``, ``seed=`` ...: :attr:`Runs.settings`), or the parameters of a value
-        computed when the check runs.
+        computed when the check runs; those not given are the lab's (:attr:`Runs.lab`,
+        :attr:`Number.defaults`).
 
     Raises
     ------
@@ -461,7 +493,7 @@ def evaluate(exercise: str, answer: object, expected: Number | Proportion | Choi
     if not isinstance(expected, Number | Proportion | Choice):
         raise TypeError(f"expected: exercise {exercise}: a Number, Proportion or Choice, "
                         f"got {type(expected).__name__}")
-    _settings_iv(exercise, expected, settings)
+    settings = _settings_iv(exercise, expected, settings)
     if answer is Ellipsis or answer is None:
         return _not_yet(exercise, _EMPTY_HINT)
     if isinstance(expected, Choice):
@@ -474,7 +506,7 @@ def evaluate(exercise: str, answer: object, expected: Number | Proportion | Choi
     if isinstance(answer, BaseException):
         return _not_yet(exercise, _error_hint(answer, expected.wrong, expected.hint))
     if isinstance(expected, Number):
-        truth = _resolve(expected.value, settings)
+        truth = _resolve(expected.expected, settings)
         wrongs = [(_resolve(w.value, settings), w.hint) for w in expected.wrong
                   if not isinstance(w.value, Raised | Share)]
         return _judge_number(exercise, answer, truth, expected.floor, wrongs, expected.hint)

@@ -13,13 +13,17 @@ ANSWERS = {
         468, hint="a false positive has y_pred == 1 and y_true == 0; count African-American rows only",
         source=f"{COMPAS}; {PAPER_A}/race_observed.csv, row African-American, column FP",
         wrong=(
-            Wrong(154, "that is the FN cell: y_pred and y_true swapped? FP means predicted 1, truly 0",
+            Wrong(154,
+                  "that is the FN cell: y_pred and y_true swapped? FP means predicted 1, truly 0",
                   why="African-American FN (y_pred 0, y_true 1)"),
-            Wrong(1046, "that is the TN cell: a false positive was *predicted* positive (y_pred == 1)",
+            Wrong(1046,
+                  "that is the TN cell: a false positive was *predicted* positive (y_pred == 1)",
                   why="African-American TN"),
-            Wrong(761, "that counts the false positives of every race: keep the African-American row only",
+            Wrong(761,
+                  "that counts the false positives of every race: keep the African-American row only",
                   why="FP of all races"),
-            Wrong(250, "that is the TP cell: a false positive did *not* re-offend (y_true == 0)",
+            Wrong(250,
+                  "that is the TP cell: a false positive did *not* re-offend (y_true == 0)",
                   why="African-American TP"),
         ),
     ),
@@ -36,7 +40,8 @@ ANSWERS = {
             Wrong(168.48480354316575,
                   "that is the African-American and Caucasian rows only: keep every race in the table",
                   why="chi2_contingency of the 2 x 4 table of the two largest groups"),
-            Wrong(2.0576491182894414e-37, "that is the p-value: the exercise asks for the statistic",
+            Wrong(2.0576491182894414e-37,
+                  "that is the p-value: the exercise asks for the statistic",
                   why="chi2_contingency(...).pvalue"),
         ),
     ),
@@ -65,13 +70,16 @@ ANSWERS = {
                   "that is the Pearson residual (O - E) / sqrt(E): the adjusted residual also divides by "
                   "sqrt((1 - row share)(1 - column share))",
                   why="(O - E) / sqrt(E)"),
-            Wrong(13.084738018873582, "the sign: a residual is observed minus expected (O - E)",
+            Wrong(13.084738018873582,
+                  "the sign: a residual is observed minus expected (O - E)",
                   why="(E - O) / ..."),
-            Wrong(-7.757523253081958, "the column factor is missing: the adjustment is sqrt(E (1 - row "
-                                      "share) "
-                                      "(1 - column share))", why="without the column factor"),
-            Wrong(-9.461682290298082, "the row factor is missing: the adjustment is sqrt(E (1 - row share) "
-                                      "(1 - column share))", why="without the row factor"),
+            Wrong(-7.757523253081958,
+                  "the column factor is missing: the adjustment is sqrt(E (1 - row share) (1 - column "
+                  "share))",
+                  why="without the column factor"),
+            Wrong(-9.461682290298082,
+                  "the row factor is missing: the adjustment is sqrt(E (1 - row share) (1 - column share))",
+                  why="without the row factor"),
         ),
     ),
     "1.5": Choice(
@@ -87,7 +95,6 @@ ANSWERS = {
          "c": "result.observed still has every race: nothing was dropped",
          "d": "the result has a statistic and p-values: the table was tested"},
         source="fairstats.equal_confusion_test: cochran_ok False, SmallExpectedCountWarning, "
-               "pvalue_permutation "
-               "reported",
+               "pvalue_permutation reported",
     ),
 }

@@ -17,8 +17,7 @@ NULL_RUNS = Runs(
            "(make test's, compendium.course.labs), seed 2028, k = 10, alpha = 0.05: null_verdicts summed",
 )
 _ALPHA = ("that is the nominal level alpha: the question is how often the test *actually* rejects when there "
-          "is "
-          "no disparity; count the data sets where it does")
+          "is no disparity; count the data sets where it does")
 
 ANSWERS = {
     "3.1": Proportion(
@@ -28,10 +27,10 @@ ANSWERS = {
         source="the null simulation of lab 3 (NULL_RUNS)",
         wrong=(
             Wrong(0.05, _ALPHA),
-            Wrong(Share("pooled"), "that is the pooled two-sample t's column; the question asks for the "
-                                   "paired t"),
-            Wrong(Share("paper_formula"), "that is paper B's formula's column; the question asks for the "
-                                          "paired t"),
+            Wrong(Share("pooled"),
+                  "that is the pooled two-sample t's column; the question asks for the paired t"),
+            Wrong(Share("paper_formula"),
+                  "that is paper B's formula's column; the question asks for the paired t"),
             Wrong(Share("corrected"), "that is the corrected t's column; the question asks for the paired t"),
         ),
     ),
@@ -50,9 +49,9 @@ ANSWERS = {
         hint="the mean of the corrected column of null_verdicts",
         source="the null simulation of lab 3 (NULL_RUNS)",
         wrong=(
-            Wrong(0.05, "the corrected t is not exactly at alpha: its variance inflation is a heuristic; "
-                        "count "
-                        "how often it rejects in the simulated data sets"),
+            Wrong(0.05,
+                  "the corrected t is not exactly at alpha: its variance inflation is a heuristic; count how "
+                  "often it rejects in the simulated data sets"),
             Wrong(Share("paired"), "that is the paired t's column (exercise 3.1); use corrected"),
             Wrong(Share("pooled"), "that is the pooled t's column; use corrected"),
         ),
@@ -71,18 +70,20 @@ ANSWERS = {
         source=f"{AUTHORS}; results/default/nij/clean/tables/paper_b_erratum.csv, Table II, LR (corrected t "
                "2.776)",
         wrong=(
-            Wrong(3.9302558825224962, "that is the paired t (statistic_paired): the corrected t also "
-                                      "inflates "
-                                      "the variance for the folds' shared training data",
+            Wrong(3.9302558825224962,
+                  "that is the paired t (statistic_paired): the corrected t also inflates the variance for "
+                  "the folds' shared training data",
                   why="statistic_paired"),
-            Wrong(2.840387591054069, "that is the pooled two-sample t (statistic_pooled), which treats the "
-                                     "500 "
-                                     "values as independent: use statistic_corrected",
+            Wrong(2.840387591054069,
+                  "that is the pooled two-sample t (statistic_pooled), which treats the 500 values as "
+                  "independent: use statistic_corrected",
                   why="statistic_pooled"),
-            Wrong(31.75649868021885, "that is paper B's printed formula (lab 6 finds its mistake): use "
-                                     "fairstats.fold_ttest's statistic_corrected",
+            Wrong(31.75649868021885,
+                  "that is paper B's printed formula (lab 6 finds its mistake): use fairstats.fold_ttest's "
+                  "statistic_corrected",
                   why="fold_ttest_as_published(...).statistic_paper_formula"),
-            Wrong(-2.7763245098538407, "the sign: put White first (the difference is White minus Black)",
+            Wrong(-2.7763245098538407,
+                  "the sign: put White first (the difference is White minus Black)",
                   why="Black first"),
         ),
     ),

@@ -60,8 +60,7 @@ NULL_RUNS = Runs(
         (6, 2028, 39, 0.05): {"min_p": 3, "min_p_adjusted": 0},
     },
     source="instructor version of notebooks/course/lab4_multiplicity.py at n_null = 200, n_null_resamples = "
-           "199 "
-           "(the lab's) and 6, 39 (make test's), seed 2028, alpha = 0.05: (null_min < alpha) summed",
+           "199 (the lab's) and 6, 39 (make test's), seed 2028, alpha = 0.05: (null_min < alpha) summed",
 )
 
 ANSWERS = {
@@ -75,8 +74,10 @@ ANSWERS = {
                   "test each metric at alpha / 2, as the row's alpha column says",
                   why="pvalue_corrected < alpha for every row"),
             Wrong(lambda alpha: 40 - _significant(alpha),
-                  "that counts the tests that are *not* significant", why="40 minus the answer"),
+                  "that counts the tests that are *not* significant",
+                  why="40 minus the answer"),
         ),
+        defaults={"alpha": 0.05},
     ),
     "4.2": Number(
         lambda family_alpha: _adjusted("holm", family_alpha),
@@ -85,8 +86,7 @@ ANSWERS = {
         wrong=(
             Wrong(lambda family_alpha: _adjusted("bonferroni", family_alpha),
                   "that is Bonferroni (every p against family_alpha / 40), or Holm at 0.05: Holm compares "
-                  "the "
-                  "smallest p with family_alpha / 40, the next with family_alpha / 39, and so on",
+                  "the smallest p with family_alpha / 40, the next with family_alpha / 39, and so on",
                   why="multipletests(method='bonferroni')"),
             Wrong(lambda family_alpha: _adjusted("fdr_bh", family_alpha),
                   "that is Benjamini-Hochberg, which controls the false discovery rate: use method='holm'",
@@ -95,6 +95,7 @@ ANSWERS = {
                   "that counts the unadjusted p-values below family_alpha: adjust them first",
                   why="pvalue_corrected < family_alpha"),
         ),
+        defaults={"family_alpha": 0.10},
     ),
     "4.3": Number(
         lambda family_alpha: _adjusted("fdr_bh", family_alpha),
@@ -104,13 +105,14 @@ ANSWERS = {
             Wrong(lambda family_alpha: _adjusted("holm", family_alpha),
                   "that is Holm's count (exercise 4.2): BH, the more liberal, flags at least as many",
                   why="multipletests(method='holm')"),
-            Wrong(lambda: _adjusted("fdr_bh", 0.05), "that is BH at 0.05: the auditor's level is "
-                                                     "family_alpha",
+            Wrong(lambda: _adjusted("fdr_bh", 0.05),
+                  "that is BH at 0.05: the auditor's level is family_alpha",
                   why="multipletests(alpha=0.05, method='fdr_bh')"),
             Wrong(lambda family_alpha: _unadjusted(family_alpha),
                   "that counts the unadjusted p-values below family_alpha: adjust them first",
                   why="pvalue_corrected < family_alpha"),
         ),
+        defaults={"family_alpha": 0.10},
     ),
     "4.4": Choice(
         "d",
@@ -124,8 +126,8 @@ ANSWERS = {
         hint="the share of rows of null_min whose min_p is below alpha",
         source="the subgroup-search null simulation of lab 4 (NULL_RUNS)",
         wrong=(
-            Wrong(0.05, "that is the rate of *one* comparison: the question is about the smallest of them "
-                        "all"),
+            Wrong(0.05,
+                  "that is the rate of *one* comparison: the question is about the smallest of them all"),
             Wrong(Share("min_p_adjusted"), "that is the adjusted column (exercise 4.6): use min_p"),
         ),
     ),
@@ -134,12 +136,12 @@ ANSWERS = {
         hint="the share of rows of null_min whose min_p_adjusted is below alpha",
         source="the subgroup-search null simulation of lab 4 (NULL_RUNS)",
         wrong=(
-            Wrong(0, "the adjustment keeps the family-wise error rate near alpha, not at 0: count the data "
-                     "sets "
-                     "whose smallest adjusted p is below alpha"),
-            Wrong(0.05, "alpha is what the method promises on average; the question is what happened in "
-                        "these "
-                        "data sets: count them"),
+            Wrong(0,
+                  "the adjustment keeps the family-wise error rate near alpha, not at 0: count the data sets "
+                  "whose smallest adjusted p is below alpha"),
+            Wrong(0.05,
+                  "alpha is what the method promises on average; the question is what happened in these data "
+                  "sets: count them"),
             Wrong(Share("min_p"), "that is the unadjusted column (exercise 4.5): use min_p_adjusted"),
         ),
     ),

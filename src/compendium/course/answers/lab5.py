@@ -48,22 +48,24 @@ ANSWERS = {
         hint="count the subsamples with p < alpha and divide by n_subsamples (all of them)",
         source="the power simulation of lab 5 (POWER_RUNS)",
         wrong=(
-            Wrong(0.8, "0.8 is the power the MDE is planned for; the question is how often *these* audits "
-                       "detect "
-                       "the disparity: count them"),
-            Wrong(0.05, "alpha is the false positive rate when there is no disparity; here there is one: "
-                        "count "
-                        "the subsamples that detect it"),
+            Wrong(0.8,
+                  "0.8 is the power the MDE is planned for; the question is how often *these* audits detect "
+                  "the disparity: count them"),
+            Wrong(0.05,
+                  "alpha is the false positive rate when there is no disparity; here there is one: count the "
+                  "subsamples that detect it"),
         ),
     ),
     "5.4": Number(
         920, hint="the smallest m with mde_rate_difference(m, m, rate) <= 0.05; the MDE decreases with m",
         source=f"{_MDE}, rate = the Caucasian FPR of the full data (198 / 1285)",
         wrong=(
-            Wrong(1396, "the reference rate is the Caucasian FPR, not the African-American one",
+            Wrong(1396,
+                  "the reference rate is the Caucasian FPR, not the African-American one",
                   why="rate = 468 / 1514"),
             Wrong(1231, "the exercise asks for power 0.8", why="power = 0.9"),
-            Wrong(1215, "the reference rate is the Caucasian FPR, not the FPR of both groups together",
+            Wrong(1215,
+                  "the reference rate is the Caucasian FPR, not the FPR of both groups together",
                   why="rate = 666 / 2799"),
         ),
     ),

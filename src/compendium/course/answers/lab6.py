@@ -15,10 +15,11 @@ ANSWERS = {
         hint="the printed 31.76 divided by scipy.stats.ttest_ind(white, black).statistic",
         source=f"{_PRINTED} and {AUTHORS}; erratum: results/default/nij/clean/tables/paper_b_erratum.csv",
         wrong=(
-            Wrong(8.080898788609144, "that is the ratio to the paired t (ttest_rel): the paper says "
-                                     "two-sample, "
-                                     "use ttest_ind", why="31.76 / ttest_rel(white, black).statistic"),
-            Wrong(0.08943285866039259, "the ratio the other way round: the printed statistic over yours",
+            Wrong(8.080898788609144,
+                  "that is the ratio to the paired t (ttest_rel): the paper says two-sample, use ttest_ind",
+                  why="31.76 / ttest_rel(white, black).statistic"),
+            Wrong(0.08943285866039259,
+                  "the ratio the other way round: the printed statistic over yours",
                   why="ttest_ind(...).statistic / 31.76"),
         ),
     ),
@@ -32,17 +33,19 @@ ANSWERS = {
     "6.3": Number(
         112.19022900138575,
         hint="(mean W - mean B) / (s_p (1/K + 1/K)) on random forest's rates, s_p from the two variances "
-             "with "
-             "ddof=1",
+             "with ddof=1",
         source=f"{_PRINTED} prints 112.19 for random forest; fold_ttest_as_published statistic_paper_formula",
         wrong=(
-            Wrong(10.034599138334675, "that is the correct pooled t (with the square root): the exercise "
-                                      "asks for "
-                                      "the statistic *with* the mistake", why="ttest_ind on random forest"),
+            Wrong(10.034599138334675,
+                  "that is the correct pooled t (with the square root): the exercise asks for the statistic "
+                  "*with* the mistake",
+                  why="ttest_ind on random forest"),
             Wrong(31.75649868021885, "that is logistic regression: use model == 'rf'", why="lr's statistic"),
-            Wrong(1569.7663300837248, "that divides by the variance s_p^2: the pooled t divides by s_p",
+            Wrong(1569.7663300837248,
+                  "that divides by the variance s_p^2: the pooled t divides by s_p",
                   why="s_p^2 instead of s_p"),
-            Wrong(224.3804580027715, "the denominator has 1/K + 1/K (two groups of K folds), not 1/K once",
+            Wrong(224.3804580027715,
+                  "the denominator has 1/K + 1/K (two groups of K folds), not 1/K once",
                   why="s_p / K"),
         ),
     ),
@@ -54,8 +57,8 @@ ANSWERS = {
         wrong=(
             Wrong(Raised(ValueError, "matmul"),
                   "np.cov treats each row as a variable unless rowvar=False: without it V is 2 x 2, the "
-                  "shapes "
-                  "do not match; V must be features x features", why="np.cov(np.vstack([x, y]))"),
+                  "shapes do not match; V must be features x features",
+                  why="np.cov(np.vstack([x, y]))"),
             Wrong(2.0, "that is d squared: take the square root", why="e @ pinv(V) @ e"),
         ),
     ),

@@ -66,15 +66,13 @@ ANSWERS = {
     "8.1": Number(
         lambda min_share: float(_row(("race",), min_share)["impact_ratio"]),
         hint="selection rate = selected / people per race; divide the African-American rate by the highest "
-             "rate "
-             "among the races with at least min_share of the people",
+             "rate among the races with at least min_share of the people",
         source=f"{DATA}: (1200 / 1918) / (1197 / 1459) = 0.7626 at min_share 0.02; "
                "fairstats.impact_ratios(group='race', min_share=min_share), computed when the check runs",
         wrong=(
             Wrong(lambda: _rate("African-American") / _rate("Asian"),
                   "the most selected category is Asian, but it holds less than 2 % of the people: the 2 % "
-                  "rule "
-                  "leaves it out, and the reference is the highest of the rest", why="reference Asian; "
+                  "rule leaves it out, and the reference is the highest of the rest", why="reference Asian; "
                                                                                      f"{_RATES}"),
             Wrong(lambda: _rate("Caucasian") / _rate("African-American"),
                   "the ratio the other way round: the category's rate over the reference's",
@@ -84,21 +82,26 @@ ANSWERS = {
                   why="over the overall rate 2913 / 4020"),
             Wrong(lambda: (1 - _rate("Caucasian")) / (1 - _rate("African-American")),
                   "that compares the shares *not* selected (Medium or High): the ratio is of selection rates "
-                  "(rated Low)", why="(1 - 0.8204) / (1 - 0.6257)"),
+                  "(rated Low)",
+                  why="(1 - 0.8204) / (1 - 0.6257)"),
             Wrong(lambda: _rate("Caucasian") - _rate("African-American"),
-                  "that is a difference of rates: the rule divides them", why="0.8204 - 0.6257"),
+                  "that is a difference of rates: the rule divides them",
+                  why="0.8204 - 0.6257"),
         ),
+        defaults={"min_share": 0.02},
     ),
     "8.2": Number(
         _people_needed, hint="2 % of all the people of the data, rounded up to a whole person",
         source="6 RCNY 5-301 (2 % rule); 0.02 x 4020 = 80.4, so 81 at min_share 0.02",
         wrong=(
             Wrong(lambda min_share: _people_needed(min_share) - 1,
-                  "one fewer is below the share (80 of 4,020 is 1.99 %): round up", why="rounded down"),
+                  "one fewer is below the share (80 of 4,020 is 1.99 %): round up",
+                  why="rounded down"),
             Wrong(lambda min_share: min_share * sum(_counts()[0].values()),
                   "people come in whole numbers: the smallest whole number at or above it",
                   why="0.02 x 4020"),
         ),
+        defaults={"min_share": 0.02},
     ),
     "8.3": Number(
         lambda min_share: int(_row(("race",), min_share)["selections_to_reverse"]),
@@ -120,11 +123,12 @@ ANSWERS = {
                   "that uses the Asian category as the reference: the 2 % rule leaves it out",
                   why="reference Asian"),
         ),
+        defaults={"min_share": 0.02},
     ),
     "8.4": Number(
         lambda min_share, alpha: float(_row(("race",), min_share, alpha)["impact_ratio_ci_high"]),
-        hint="fairstats.impact_ratios(compas, group='race', selected='low', min_share=min_share, alpha=alpha)"
-             ".table: the African-American row's impact_ratio_ci_high",
+        hint="fairstats.impact_ratios(compas, group='race', selected='low', min_share=min_share, "
+             "alpha=alpha).table: the African-American row's impact_ratio_ci_high",
         source=f"fairstats.impact_ratios on {DATA}, computed when the check runs",
         wrong=(
             Wrong(lambda alpha: float(_row(("race",), None, alpha)["impact_ratio_ci_high"]),
@@ -132,20 +136,21 @@ ANSWERS = {
                   "people",
                   why="min_share=None"),
             Wrong(lambda min_share, alpha: float(_row(("race",), min_share, alpha)["impact_ratio_ci_low"]),
-                  "that is the lower end of the interval: give impact_ratio_ci_high", why="ci_low"),
+                  "that is the lower end of the interval: give impact_ratio_ci_high",
+                  why="ci_low"),
             Wrong(lambda min_share, alpha: float(_row(LL144, min_share, alpha)["impact_ratio_ci_high"]),
                   "that is the call with all three groupings (a larger family, so a wider interval): "
                   "group='race'",
                   why="group=[['sex'], ['race'], ['sex', 'race']]"),
         ),
+        defaults={"min_share": 0.02, "alpha": 0.05},
     ),
     "8.5": Choice(
         "c",
         {"a": "the ratio is an estimate: where does its interval lie against 0.8?",
          "b": "an interval that reaches 0.8 shows neither side: 'not shown below' is not 'shown above'",
          "d": "the ratio was computed: 0.76; undefined is for a category without people or a reference "
-              "without "
-              "selections"},
+              "without selections"},
         source="fairstats.impact_ratios Notes (the verdict reads the family-level interval against 0.8)",
     ),
     "8.6": Choice(

@@ -37,13 +37,13 @@ def _permutation_times_m(n_resamples: int, seed: int) -> float:
 ANSWERS = {
     "9.1": Number(
         11, hint="compas.groupby(['sex', 'race', 'age_cat']).size() lists the intersections with people; "
-                 "count "
-                 "those below MIN_SIZE",
+                 "count those below MIN_SIZE",
         source=f"{DATA}: 30 of 36 intersections have people, 11 of them fewer than 30",
         wrong=(
-            Wrong(17, "that counts the 6 empty intersections too: the question asks for those with at least "
-                      "one "
-                      "person", why="11 + 6 empty"),
+            Wrong(17,
+                  "that counts the 6 empty intersections too: the question asks for those with at least one "
+                  "person",
+                  why="11 + 6 empty"),
             Wrong(19, "that counts the intersections with at least 30 people", why="30 - 11"),
             Wrong(2, "that counts those with fewer than 5 people; the limit is MIN_SIZE = 30", why="< 5"),
             Wrong(30, "that is every intersection with people; keep those below MIN_SIZE", why="all present"),
@@ -54,16 +54,16 @@ ANSWERS = {
         hint="chi2_contingency(observed).expected_freq is the 30 x 4 table of expected counts: the mean of "
              "(expected < 5)",
         source=f"scipy.stats.chi2_contingency on the intersection x (TP, FN, FP, TN) table of the {DATA}: 50 "
-               "of "
-               "120",
+               "of 120",
         wrong=(
-            Wrong(0.475, "that is the observed counts: Cochran's rule is about the *expected* counts",
+            Wrong(0.475,
+                  "that is the observed counts: Cochran's rule is about the *expected* counts",
                   why="(observed < 5).mean()"),
             Wrong(0.5833333333333334, "that is the share of expected counts *at least* 5", why="1 - answer"),
             Wrong(0.18333333333333332, "that is the share below 1; the question asks below 5", why="< 1"),
-            Wrong(0.3472222222222222, "that divides by 144, counting the 6 empty intersections: they are not "
-                                      "rows "
-                                      "of the table", why="50 / 144"),
+            Wrong(0.3472222222222222,
+                  "that divides by 144, counting the 6 empty intersections: they are not rows of the table",
+                  why="50 / 144"),
         ),
     ),
     "9.3": Choice(
@@ -77,15 +77,18 @@ ANSWERS = {
     ),
     "9.4": Number(
         54, hint="for every set of 1, 2 or 3 attributes (itertools.combinations), groupby(...).size(); keep "
-                 "the "
-                 "combinations with >= MIN_SIZE inside and >= MIN_SIZE outside (4,020 minus the size)",
+                 "the combinations with >= MIN_SIZE inside and >= MIN_SIZE outside (4,020 minus the size)",
         source=f"{DATA}: 9 subgroups of one value, 26 of two, 19 of three; fairstats.subgroup_search "
                "n_subgroups",
         wrong=(
-            Wrong(75, "that counts every combination with people: keep those with at least MIN_SIZE inside "
-                      "and outside", why="no size limit"),
-            Wrong(19, "that counts the subgroups of three values only; the search also compares one and two "
-                      "values (sex = Female, ...)", why="depth 3 only"),
+            Wrong(75,
+                  "that counts every combination with people: keep those with at least MIN_SIZE inside and "
+                  "outside",
+                  why="no size limit"),
+            Wrong(19,
+                  "that counts the subgroups of three values only; the search also compares one and two "
+                  "values (sex = Female, ...)",
+                  why="depth 3 only"),
             Wrong(35, "that stops at two values: the search goes to three (max_depth=3)", why="depth <= 2"),
         ),
     ),
@@ -94,16 +97,21 @@ ANSWERS = {
         hint="p = 2 x scipy.stats.norm.sf(|statistic|) of race = Other; m = search.n_tests; min(1, m p)",
         source=f"fairstats.subgroup_search on the {DATA}: race = Other, z = -2.953, 54 comparisons",
         wrong=(
-            Wrong(0.0031471714576975724, "that is the unadjusted p: multiply by the number of comparisons",
+            Wrong(0.0031471714576975724,
+                  "that is the unadjusted p: multiply by the number of comparisons",
                   why="2 norm.sf(|z|)"),
-            Wrong(0.09441514373092717, "m is the number of comparisons the search made (search.n_tests), not "
-                                       "the number of intersections", why="30 p"),
-            Wrong(0.08497362935783445, "that is a one-sided p: the search's comparisons are two-sided",
+            Wrong(0.09441514373092717,
+                  "m is the number of comparisons the search made (search.n_tests), not the number of "
+                  "intersections",
+                  why="30 p"),
+            Wrong(0.08497362935783445,
+                  "that is a one-sided p: the search's comparisons are two-sided",
                   why="54 norm.sf(|z|)"),
-            Wrong(_permutation_times_m, "that multiplies the permutation p (pvalue): compute the normal p "
-                                        "from "
-                                        "the z statistic", why="54 x the permutation p"),
+            Wrong(_permutation_times_m,
+                  "that multiplies the permutation p (pvalue): compute the normal p from the z statistic",
+                  why="54 x the permutation p"),
         ),
+        defaults={"n_resamples": 9999, "seed": 2028},
     ),
     "9.6": Choice(
         "d",
@@ -119,11 +127,12 @@ ANSWERS = {
         source=f"{DATA}: (10 + 20 x 761 / 3368) / (12 + 20)",
         wrong=(
             Wrong(0.8333333333333334, "that is the raw rate (10 / 12): shrink it toward p0", why="10 / 12"),
-            Wrong(0.2259501187648456, "that is p0, the overall rate: the estimate mixes it with the cell's "
-                                      "own",
+            Wrong(0.2259501187648456,
+                  "that is p0, the overall rate: the estimate mixes it with the cell's own",
                   why="761 / 3368"),
-            Wrong(0.4399697689483913, "the denominator counts the cell's *non-re-offenders* (12), not all 13 "
-                                       "people", why="(10 + 20 p0) / (13 + 20)"),
+            Wrong(0.4399697689483913,
+                  "the denominator counts the cell's *non-re-offenders* (12), not all 13 people",
+                  why="(10 + 20 p0) / (13 + 20)"),
             Wrong(0.3125, "the prior adds m p0 false positives to the numerator too", why="10 / (12 + 20)"),
         ),
     ),
