@@ -110,7 +110,8 @@ ANSWERS: dict[str, Number | Proportion | Choice] = {
     "4.6": Proportion(0.06, hint="the share of rows of null_min whose min_p_adjusted is below alpha",
                       source="instructor run of lab 4, 200 data sets, 199 permutations, seed 2028"),
     # ----------------------------------------------------------------- lab 5: how many people do you need?
-    "5.1": Number(0.04024389265879655,
+    # 5.1: the exact detectable h (issue 37); statsmodels' solve_power per size gave 0.04024389265879655
+    "5.1": Number(0.04024401246925116,
                   hint="nobs: non-re-offenders of each group; rate_b: the Caucasian count_b / nobs_b",
                   source=f"fairstats.mde_rate_difference on {_COMPAS}, African-American vs Caucasian"),
     "5.2": Choice("d", {"a": "'not significant' is never a finding of no disparity",
