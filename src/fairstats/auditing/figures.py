@@ -198,15 +198,15 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
                 "95% intervals, unadjusted; filled: the interval excludes 0 (Holm-adjusted p in the report)",
                 width - 0.3, 10)
             top = 0.25 + 0.19 * (suptitle.count("\n") + 1)
-            panel_h, head, foot = 0.4 * len(groups) + 0.2, 0.35, 0.75  # panel title; x tick labels and label
-            height = top + nrows * (head + panel_h + foot)
+            panel_h, head, foot = 0.4 * len(groups) + 0.2, 0.35, 0.45  # panel title; x tick labels
+            height = top + nrows * (head + panel_h + foot) + 0.3  # and the figure's x label
             fig = plt.figure(figsize=(width, height))
             grid = {"left": left / width, "right": 1 - 0.3 / width, "top": 1 - (top + head) / height,
-                    "bottom": foot / height, "wspace": gap / panel_w, "hspace": (head + foot) / panel_h}
-            axes = fig.subplots(nrows, ncols, squeeze=False, gridspec_kw=grid).ravel()
-            for ax in axes[len(metrics) :]:
-                ax.set_visible(False)
-            for ax, metric in zip(axes, metrics, strict=False):
+                    "bottom": (foot + 0.3) / height, "wspace": gap / panel_w,
+                    "hspace": (head + foot) / panel_h}
+            spec = fig.add_gridspec(nrows, ncols, **grid)
+            axes = [fig.add_subplot(spec[k // ncols, k % ncols]) for k in range(len(metrics))]
+            for ax, metric in zip(axes, metrics, strict=True):
                 rows = part[part["metric"] == metric].set_index("group").reindex(groups)
                 y = np.arange(len(groups))
                 est = rows["estimate"].to_numpy(dtype=float)
@@ -225,7 +225,6 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
                 ax.scatter(est[ok & ~sig], y[ok & ~sig], color="white", edgecolor="black", zorder=3)
                 ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
                 ax.set_title(metric, fontsize=10)
-                ax.set_xlabel("difference from the reference", fontsize=9)
                 ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
                 ax.set_ylim(len(groups) - 0.5, -0.5)  # the first group on top, the same rows in every panel
                 if ax.get_subplotspec().is_first_col():
@@ -236,6 +235,8 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
                     ax.hlines(y, 0, 1, transform=ax.get_yaxis_transform(), color=plt.rcParams["grid.color"],
                               lw=plt.rcParams["grid.linewidth"], zorder=0)  # fmt: skip
             fig.suptitle(suptitle, fontsize=10, y=1 - 0.12 / height, va="top", **PLAIN)
+            fig.supxlabel("x: the group's value minus the reference's (one scale per panel)", fontsize=9,
+                          y=0.08 / height, va="bottom")  # fmt: skip
             path = save_figure(fig, folder / figure_name("disparities", name, used), pdf=False)
             plt.close(fig)
             shown = f"{len(groups)} group{'s' if len(groups) != 1 else ''}"

@@ -535,7 +535,10 @@ def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
         notes = [note for test in tested for note in test.notes]
         k = [len(test.result.observed) for test in tested]
         n_pairs = sum(n * (n - 1) // 2 if options.comparisons == "pairs" else n - 1 for n in k)
-        from tqdm.auto import tqdm
+        if "IPython" in sys.modules:  # perhaps a notebook: tqdm.auto's widget bar
+            from tqdm.auto import tqdm
+        else:  # a terminal or a script (tqdm.auto would import its notebook support to find out)
+            from tqdm import tqdm
 
         rows: list[dict] = []
         references, sizes = {}, {}
