@@ -84,15 +84,16 @@ def _floats(*values) -> list[np.ndarray]:
 
 def score_tests(count_a, nobs_a, count_b, nobs_b, alternative="two-sided") -> tuple[np.ndarray, np.ndarray]:
     """:func:`score_test_or_reason` for arrays of comparisons (every denominator positive): statistics and
-    p-values, NaN where the p-value is not finite. statsmodels' ``score_test_proportions_2indep`` on the
-    arrays (the test of ``test_proportions_2indep(method="score")``), its warnings silenced."""
-    from statsmodels.stats.proportion import score_test_proportions_2indep
+    p-values, NaN where the p-value is not finite. statsmodels' ``test_proportions_2indep(method="score")``
+    on the arrays, its warnings silenced; what it raises is raised (the caller asks again one comparison at
+    a time)."""
+    from statsmodels.stats import proportion as smp
 
     four = _floats(count_a, nobs_a, count_b, nobs_b)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        stat, p = score_test_proportions_2indep(*four, alternative=alternative, return_results=False)
-    stat, p = np.asarray(stat, dtype=float), np.asarray(p, dtype=float)
+        res = smp.test_proportions_2indep(*four, method="score", compare="diff", alternative=alternative)
+    stat, p = np.asarray(res.statistic, dtype=float), np.asarray(res.pvalue, dtype=float)
     finite = np.isfinite(p)
     return np.where(finite, stat, np.nan), np.where(finite, p, np.nan)
 
@@ -142,9 +143,9 @@ def _score_diff_pvalue(count1, nobs1, count2, nobs2, value):
 
 
 def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`score_confint` of the difference for arrays of comparisons (every denominator positive):
-    ``(low, high, error)``, ``error`` the message statsmodels raises where it finds no interval (the bounds
-    are then NaN), "" elsewhere.
+    """:func:`score_confint` of the difference for arrays of comparisons (every denominator positive;
+    ``alpha`` one level or one per comparison): ``(low, high, error)``, ``error`` the message statsmodels
+    raises where it finds no interval (the bounds are then NaN), "" elsewhere.
 
     statsmodels (``_score_confint_inversion``) brackets the upper bound between the estimate and the Wald
     interval's upper end widened by a half (at most 0.99999), the lower bound between the Wald lower end
@@ -158,27 +159,27 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
     from scipy import special
     from scipy.optimize.elementwise import find_root
 
-    arrays = _floats(count_a, nobs_a, count_b, nobs_b)
+    arrays = _floats(count_a, nobs_a, count_b, nobs_b, alpha)
     shape = arrays[0].shape
-    c1, n1, c2, n2 = (v.ravel() for v in arrays)
+    c1, n1, c2, n2, level = (v.ravel() for v in arrays)
     k = c1.size
     low, high = np.full(k, np.nan), np.full(k, np.nan)
     error = np.full(k, "", dtype=object)
 
-    def gap(v, *four):
-        return _score_diff_pvalue(*four, v) - alpha
+    def gap(v, *four_and_level):
+        return _score_diff_pvalue(*four_and_level[:4], v) - four_and_level[4]
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         p1, p2 = c1 / n1, c2 / n2
         param = p1 - p2
-        d_wald = -special.ndtri(alpha / 2) * np.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
+        d_wald = -special.ndtri(level / 2) * np.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
         wald_low, wald_high = param - d_wald, param + d_wald
         ub = np.minimum(wald_high + np.abs(wald_high) * 0.5, 0.99999)
         lb = wald_low - np.abs(wald_low) * 0.25
         ends = {}
         for name, v in (("param", param), ("ub", ub), ("lb", lb)):
-            ends[name] = gap(v, c1, n1, c2, n2)
+            ends[name] = gap(v, c1, n1, c2, n2, level)
         # brentq's refusals, in its order: f(a) then f(b) NaN, then no change of sign; upper bound first
         for a, b in (("param", "ub"), ("lb", "param")):
             x_of = {"param": param, "ub": ub, "lb": lb}
@@ -191,7 +192,7 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
         solve = np.flatnonzero(error == "")
         unsolved = np.array([], dtype=np.intp)
         if solve.size:
-            four = [np.concatenate([v[solve], v[solve]]) for v in (c1, n1, c2, n2)]
+            four = [np.concatenate([v[solve], v[solve]]) for v in (c1, n1, c2, n2, level)]
             root = find_root(gap, (np.concatenate([lb[solve], param[solve]]),
                                    np.concatenate([param[solve], ub[solve]])), args=tuple(four))  # fmt: skip
             ok = root.success[: solve.size] & root.success[solve.size :]
@@ -202,7 +203,7 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                low[i], high[i] = score_confint(c1[i], n1[i], c2[i], n2[i], "diff", alpha)
+                low[i], high[i] = score_confint(c1[i], n1[i], c2[i], n2[i], "diff", level[i])
         except STATSMODELS_ERRORS as err:
             error[i] = str(err)
     return low.reshape(shape), high.reshape(shape), error.reshape(shape)

@@ -256,21 +256,22 @@ def rate_equivalence_many(
     *,
     margin: float,
     margin_ratio: float | None,
-    alpha: float,
+    alpha: ArrayLike,
     power: float,
     alternative: str = "two-sided",
 ) -> dict[str, np.ndarray]:
-    """:func:`rate_equivalence` of many comparisons at once (options checked by the caller, no warnings):
-    one array per column of :data:`RATE_EQUIVALENCE_COLUMNS` (``method`` and ``reason`` of text, ``reason``
-    "" where the test is defined), the same numbers as one call per comparison.
+    """:func:`rate_equivalence` of many comparisons at once (options checked by the caller, no warnings;
+    ``alpha`` one level or one per comparison): one array per column of :data:`RATE_EQUIVALENCE_COLUMNS`
+    (``method`` and ``reason`` of text, ``reason`` "" where the test is defined), the same numbers as one call
+    per comparison.
 
     The TOST is statsmodels' ``tost_proportions_2indep`` on the arrays, the interval
     :func:`fairstats._proportions.score_confints` (Koopman's closed form of the ratio one comparison at a
     time), the ``mde`` :func:`fairstats.power.mde_rate_difference` on the arrays.
     """
-    count_a, nobs_a, count_b, nobs_b = (
+    count_a, nobs_a, count_b, nobs_b, alpha = (
         v.ravel() for v in np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in
-                                                 (count_a, nobs_a, count_b, nobs_b)))
+                                                 (count_a, nobs_a, count_b, nobs_b, alpha)))
     )  # fmt: skip
     k = count_a.size
     compare = "diff" if margin_ratio is None else "ratio"
@@ -291,11 +292,14 @@ def rate_equivalence_many(
         "pvalue": nan.copy(),
         "ci_low": nan.copy(),
         "ci_high": nan.copy(),
-        "mde": np.asarray(mde_rate_difference(nobs_a, nobs_b, rate_b, alpha=alpha, power=power,
-                                              alternative=alternative), dtype=float).reshape(k),
+        "mde": nan.copy(),
         "method": np.full(k, method, dtype=object),
         "reason": np.full(k, "", dtype=object),
     }  # fmt: skip
+    for level in np.unique(alpha):
+        at = alpha == level
+        out["mde"][at] = mde_rate_difference(nobs_a[at], nobs_b[at], rate_b[at], alpha=float(level),
+                                             power=power, alternative=alternative)  # fmt: skip
     reason = out["reason"]
     reason[~(nobs_b > 0)] = "no case in the denominator of group b"
     reason[~(nobs_a > 0)] = "no case in the denominator of group a"
@@ -321,13 +325,13 @@ def rate_equivalence_many(
             todo, four = todo[~refused], [v[~refused] for v in four]
             p_low, p_high, p_tost = p_low[~refused], p_high[~refused], p_tost[~refused]
         if compare == "diff":
-            ci_low, ci_high, failed = score_confints(*four, 2 * alpha)
+            ci_low, ci_high, failed = score_confints(*four, 2 * alpha[todo])
         else:  # Koopman's interval in closed form, one comparison at a time
             ci_low, ci_high, failed = np.full(todo.size, np.nan), np.full(todo.size, np.nan), []
             failed = np.full(todo.size, "", dtype=object)
             for j in range(todo.size):
                 try:
-                    ci_low[j], ci_high[j] = score_confint(*(v[j] for v in four), compare, 2 * alpha)
+                    ci_low[j], ci_high[j] = score_confint(*(v[j] for v in four), compare, 2 * alpha[todo[j]])
                 except (ValueError, ZeroDivisionError, FloatingPointError) as err:
                     failed[j] = str(err)
     # the test stands where only its interval is missing (statsmodels' root finder fails near 0 or 1)

@@ -426,7 +426,7 @@ def _rate_tests(per_metric: list[dict[str, dict]]) -> None:
 
 
 def _equivalences(per_metric, tests, *, alpha, margin, margin_ratio, power) -> dict[tuple, dict]:
-    """The equivalence test of every (comparison, test, metric) at its level: the rates' at once per level and
+    """The equivalence test of every (comparison, test, metric) at its level: the rates' at once per
     alternative (:func:`fairstats.equivalence.rate_equivalence_many`), the mean scores' one at a time."""
     out: dict[tuple, dict] = {}
     rates: dict[tuple, list] = {}
@@ -442,13 +442,14 @@ def _equivalences(per_metric, tests, *, alpha, margin, margin_ratio, power) -> d
                                                alternative=e["alternative"])  # fmt: skip
                     out[i, t, m] = {c: getattr(eq, c) for c in (*RATE_EQUIVALENCE_COLUMNS, "scale")}
                 else:
-                    rates.setdefault((level, e["alternative"]), []).append(((i, t, m), e["data"]))
-    for (level, alt), items in rates.items():
-        four = [[data[k] for _, data in items] for k in range(4)]
-        columns = rate_equivalence_many(*four, margin=margin, margin_ratio=margin_ratio, alpha=level,
-                                        power=power, alternative=alt)  # fmt: skip
+                    rates.setdefault(e["alternative"], []).append(((i, t, m), level, e["data"]))
+    for alt, items in rates.items():
+        four = [[data[k] for _, _, data in items] for k in range(4)]
+        columns = rate_equivalence_many(*four, margin=margin, margin_ratio=margin_ratio,
+                                        alpha=[level for _, level, _ in items], power=power,
+                                        alternative=alt)  # fmt: skip
         scale = "difference" if margin_ratio is None else "ratio"
-        for j, (key, _) in enumerate(items):
+        for j, (key, _, _) in enumerate(items):
             entry = {c: columns[c][j] for c in RATE_EQUIVALENCE_COLUMNS}
             entry.update({c: float(v) for c, v in entry.items() if c not in ("method", "reason")})
             out[key] = {**entry, "scale": scale}
