@@ -23,6 +23,14 @@ the audit's defaults (9,999 resamples, every group against the largest).
    4,020-row run either way.
 
 ``--quick`` runs each step twice at 1/100 of the sizes (does it all run?).
+
+fairlearn is in the lock (``requirements/compendium.in``, for the battery benchmark); aequitas is not, and is
+needed by this benchmark only (CI runs no benchmark): aequitas 1.1 declares ``pandas<3`` and would take the
+lock's pandas back, so install it beside the lock without its dependencies, with the two it imports::
+
+    .venv/bin/python -m pip install --no-deps aequitas==1.1.0 altair==6.3.0 validators==0.36.0
+
+(its ``Group``/``Bias`` run on the lock's pandas 3 given object columns, as here).
 """
 
 from __future__ import annotations
