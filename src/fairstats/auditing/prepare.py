@@ -31,10 +31,12 @@ from fairstats.reporting import one_line
 __all__ = ["Prepared", "LevelsPrepared", "label_text", "prepare", "prepare_levels"]
 
 
-#: An id-like grouping: at least this many groups ...
+#: An id-like grouping: at least this many groups (more than a reader can take in) ...
 ID_LIKE_GROUPS = 1000
-#: ... of which at least this share hold a single person is refused (each group would be one person).
-ID_LIKE_SINGLETON_SHARE = 0.5
+#: ... of which at least this share ...
+ID_LIKE_SHARE = 0.5
+#: ... hold fewer than this many people (the audit notes an interval of fewer cases as unreliable) is refused.
+ID_LIKE_SIZE = 10
 
 def _closest(name: str, columns: Sequence[str]) -> str | None:
     lower = {c.lower(): c for c in columns}
@@ -141,18 +143,23 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
         )
 
 
-def _id_like_iv(data: pd.DataFrame, weight: np.ndarray | None, column: str) -> None:
-    """Refuse a group column whose groups are mostly single people (an identifier, not an attribute)."""
-    sizes = (
-        data[column].value_counts()
-        if weight is None
-        else pd.Series(weight).groupby(data[column].to_numpy()).sum()
-    )
-    singles = int((sizes == 1).sum())
-    if len(sizes) >= ID_LIKE_GROUPS and singles >= ID_LIKE_SINGLETON_SHARE * len(sizes):
+def _too_many_groups_iv(data: pd.DataFrame, weight: np.ndarray | None, grouping: Grouping) -> None:
+    """Refuse, before any test, a grouping of at least :data:`ID_LIKE_GROUPS` groups of which at least half
+    hold fewer than :data:`ID_LIKE_SIZE` people: an identifier (or an intersection of fine columns), not an
+    attribute. Its comparisons could say nothing (every interval of a group of 2 is unreliable) and would
+    take minutes; one line names the grouping and its numbers instead."""
+    columns = list(grouping.columns)
+    people = np.ones(len(data)) if weight is None else np.asarray(weight, dtype=float)
+    sizes = pd.Series(people).groupby([data[c].to_numpy() for c in columns], sort=False).sum()
+    if len(sizes) < ID_LIKE_GROUPS:
+        return
+    small = int((sizes < ID_LIKE_SIZE).sum())
+    if small >= ID_LIKE_SHARE * len(sizes):
+        what = (f"column {columns[0]!r} looks like an identifier, not a group" if len(columns) == 1
+                else f"the intersection {grouping.name!r} has groups too small to compare")
         raise AuditError(
-            f"--group: column {column!r} looks like an identifier, not a group: {len(sizes):,} groups, "
-            f"{singles:,} of them a single person; audit a coarser attribute (or bin this one)"
+            f"--group: {what}: {len(sizes):,} groups, {small:,} of them with fewer than {ID_LIKE_SIZE} "
+            f"people; audit a coarser attribute (or bin this one)"
         )
 
 
@@ -199,7 +206,8 @@ def _columns_iv(
         lookalikes = _lookalikes(data, column)
         if lookalikes:
             warnings.warn(lookalikes, GroupLookalikeWarning, stacklevel=2)
-        _id_like_iv(data, weight, column)
+    for grouping in options.groupings:  # each column first, then their intersection
+        _too_many_groups_iv(data, weight, grouping)
     return data
 
 

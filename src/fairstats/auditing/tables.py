@@ -32,7 +32,7 @@ from fairstats.folds import fold_disparity
 from fairstats.groups import _prepare_iv, group_labels
 from fairstats.groups import _Prepared as _TwoGroupRows
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
-from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows
+from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows_many
 from fairstats.power import DEFAULT_POWER
 from fairstats.reporting import one_line
 
@@ -316,24 +316,28 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
     name, group = test.grouping.name, test.grouping.group
     stream = (name,) if options.comparisons != "pairs" else (name, reference)
     if options.fold is None:
+        # every group against the reference at once: each comparison's bootstrap on its own stream, the
+        # tests, intervals, equivalence and power of all the comparisons' rates in one computation
         pair_of = _pairs(prep, group, reference, others, y_score, tests)
-    for g in others:
+        compared = _outcome_rows_many(
+            [pair_of(g) for g in others],
+            [task_rng(options.seed, "bootstrap", *stream, g) for g in others],
+            tests,
+            dict.fromkeys(pair_of.metrics, "two-sided"),
+            favorable=1,
+            alpha=options.alpha,
+            n_resamples=options.n_resamples,
+            confidence_level=0.95,
+            method="BCa",
+            warn=False,
+            margin=options.margin,
+            margin_ratio=options.margin_ratio,
+            power=DEFAULT_POWER,
+            progress=lambda: bar.update(1),
+        )
+    for k, g in enumerate(others):
         if options.fold is None:
-            rows, boot = _outcome_rows(
-                pair_of(g),
-                tests,
-                dict.fromkeys(pair_of.metrics, "two-sided"),
-                favorable=1,
-                alpha=options.alpha,
-                n_resamples=options.n_resamples,
-                confidence_level=0.95,
-                method="BCa",
-                rng=task_rng(options.seed, "bootstrap", *stream, g),
-                warn=False,
-                margin=options.margin,
-                margin_ratio=options.margin_ratio,
-                power=DEFAULT_POWER,
-            )
+            rows, boot = compared[k]
             undefined = boot.n_undefined
             for row in rows:
                 notes = []
@@ -471,7 +475,8 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
                         "note": "; ".join(one_line(w.message) for w in caught)[:300],
                     }
                 )
-        bar.update(1)
+        if options.fold is not None:  # the bootstraps' progress is counted as they are drawn
+            bar.update(1)
 
 
 def _equivalence_columns(row: dict) -> dict:
@@ -530,7 +535,10 @@ def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
         notes = [note for test in tested for note in test.notes]
         k = [len(test.result.observed) for test in tested]
         n_pairs = sum(n * (n - 1) // 2 if options.comparisons == "pairs" else n - 1 for n in k)
-        from tqdm.auto import tqdm
+        if "IPython" in sys.modules:  # perhaps a notebook: tqdm.auto's widget bar
+            from tqdm.auto import tqdm
+        else:  # a terminal or a script (tqdm.auto would import its notebook support to find out)
+            from tqdm import tqdm
 
         rows: list[dict] = []
         references, sizes = {}, {}
