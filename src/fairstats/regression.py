@@ -36,7 +36,7 @@ from fairstats.groups import group_labels
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER, mde_z
-from fairstats.ttests import ALTERNATIVES
+from fairstats.ttests import ALTERNATIVES, KS_ALTERNATIVE
 
 __all__ = [
     "REGRESSION_METRICS",
@@ -389,7 +389,7 @@ def _distribution(x, y, g, ref, grouping, alternative) -> dict:
     if x.size < 1 or y.size < 1:
         row["reason"] = "a group has no people"
         return row
-    res = stats.ks_2samp(x, y, alternative=alternative)
+    res = stats.ks_2samp(x, y, alternative=KS_ALTERNATIVE[alternative])  # scipy's word is about the CDFs
     row.update(estimate=float(res.statistic), statistic=float(res.statistic), pvalue=float(res.pvalue))
     return row
 

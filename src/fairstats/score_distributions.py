@@ -25,6 +25,7 @@ from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
+from fairstats.ttests import KS_ALTERNATIVE
 
 __all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
 
@@ -69,7 +70,8 @@ def _expand(score, count) -> np.ndarray:
 
 
 def _ks(sa, ca, sb, cb, alternative) -> tuple[float, float]:
-    """KS statistic and p-value: scipy's ``ks_2samp`` on the expanded scores, or its asymptotic formula."""
+    """KS statistic and p-value: scipy's ``ks_2samp`` on the expanded scores, or its asymptotic formula;
+    ``alternative`` in scipy's words (about the distribution functions, :data:`KS_ALTERNATIVE`)."""
     na, nb = float(ca.sum()), float(cb.sum())
     if max(na, nb) <= EXPAND_LIMIT:
         res = stats.ks_2samp(_expand(sa, ca), _expand(sb, cb), alternative=alternative, method="auto")
@@ -147,8 +149,9 @@ def score_distribution_tests(
         Default: all of :data:`SCORE_DISTRIBUTION_TESTS`.
         Which tests to run (Holm's family is what was run).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        About the group's scores against the reference's (``"greater"``: the group's tend to be higher; for
-        KS, scipy's convention about the distribution functions).
+        About the group's scores against the reference's (``"greater"``: the group's tend to be higher), for
+        the three tests alike (KS: scipy's ``ks_2samp`` is called with the opposite word, as its alternative
+        is about the distribution functions, :data:`fairstats.ttests.KS_ALTERNATIVE`).
     alpha, confidence_level, power
         As :func:`fairstats.discrimination.auc_tests`.
     margin : float, default 0.1
@@ -246,7 +249,7 @@ def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, al
     if metric == "ks":
         out["method"] = "two-sample Kolmogorov-Smirnov (scipy.stats.ks_2samp)"
         if not out["reason"]:
-            out["estimate"], out["pvalue"] = _ks(sa, ca, sb, cb, alternative)
+            out["estimate"], out["pvalue"] = _ks(sa, ca, sb, cb, KS_ALTERNATIVE[alternative])
             out["statistic"] = out["estimate"]
     elif metric == "mann_whitney":
         out["method"] = "Mann-Whitney U (scipy.stats.mannwhitneyu); estimate U / (n n_ref), DeLong interval"

@@ -185,3 +185,25 @@ def test_bounded_loss_size_slow(n):
     rates = bounded_size(np.random.default_rng(n), n, 10_000)
     assert np.all(np.abs(rates - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 10_000)), rates
 
+
+
+@pytest.mark.parametrize("shift, alternative, small", [(1.0, "greater", True), (1.0, "less", False),
+                                                       (-1.0, "less", True), (-1.0, "greater", False)])
+def test_one_sided_ks_row_tests_the_direction_of_the_other_rows(shift, alternative, small):
+    """Group residuals N(shift, 1) against N(0, 1), 200 each (issue 39, item 1): ``alternative`` is about the
+    group's residuals being larger (``"greater"``) for the KS row as for the mean-residual row; scipy's
+    ``ks_2samp`` words it after the distribution functions, so its word is the opposite one. Before the fix
+    the planted shift N(1, 1) with "greater" gave the mean row p = 0.001 and the KS row p = 0.995."""
+    rng = np.random.default_rng(39)
+    df = pd.DataFrame({"g": np.repeat(["a", "b"], 200), "y": 0.0,
+                       "p": np.r_[rng.normal(shift, 1, 200), rng.normal(0, 1, 200)]})
+    t = regression_tests(df, group="g", y_true="y", y_pred="p", reference="b", metrics=["mean_residual"],
+                         alternative=alternative, n_resamples=999, rng=1).comparisons.set_index("metric")
+    for metric in ("mean_residual", "residual_distribution"):
+        assert (t.loc[metric, "pvalue"] < 0.01) == small, (metric, t.loc[metric, "pvalue"])
+        if not small:
+            assert t.loc[metric, "pvalue"] > 0.5
+    r = (df["p"] - df["y"]).to_numpy()
+    scipy_word = {"greater": "less", "less": "greater"}[alternative]
+    expected = stats.ks_2samp(r[:200], r[200:], alternative=scipy_word).pvalue
+    assert t.loc["residual_distribution", "pvalue"] == pytest.approx(expected, rel=1e-12)
