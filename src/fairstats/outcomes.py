@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._proportions import score_test_or_reason
+from fairstats._proportions import diff_score_interval, score_test_or_reason
 from fairstats._result import Result
+from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
@@ -289,7 +290,12 @@ def _outcome_rows(
                 float(wb.sum()),
             )
             reason = ""
-            if nobs_a >= 2 and nobs_b >= 2:
+            small = [(n_, g_) for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))
+                     if n_ < MIN_NORMAL]
+            if small:
+                reason = size_reason(small[0][0], "scores of this class", small[0][1],
+                                     "Welch's t does not hold its size")
+            if nobs_a >= 2 and nobs_b >= 2 and not small:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     if prep.weight is None:
@@ -304,8 +310,8 @@ def _outcome_rows(
                     reason = "Welch t undefined (zero spread in both groups)"
             else:
                 stat = p = float("nan")
-                reason = "fewer than 2 scores in a group"
             how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+            interval = None
             # the equivalence test takes one value per person (counted scores expanded by their counts)
             equivalence = (xa, xb)
             if prep.weight is not None:
@@ -316,19 +322,34 @@ def _outcome_rows(
             count_b, nobs_b = float(counts["b"] @ num), float(counts["b"] @ den)
             stat = p = float("nan")
             reason = ""
+            interval = None
+            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
             if nobs_a > 0 and nobs_b > 0:
-                stat, p, reason = score_test_or_reason(count_a, nobs_a, count_b, nobs_b, _SM_ALTERNATIVE[alt])
-                if not np.isfinite(p):
-                    reason = reason or "score test p-value is not finite (the rate is 0 or 1 in both groups)"
+                pooled = (count_a + count_b) / (nobs_a + nobs_b)
+                expected = [(min(n_ * pooled, n_ * (1 - pooled)), n_, g_)
+                            for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))]
+                least, n_least, g_least = min(expected, key=lambda e: e[0])
+                if least < MIN_EXPECTED:
+                    side = "cases" if n_least * pooled <= n_least * (1 - pooled) else "non-cases"
+                    reason = expected_reason(n_least, least, f"{what} {side}", g_least)
+                else:
+                    stat, p, reason = score_test_or_reason(count_a, nobs_a, count_b, nobs_b,
+                                                           _SM_ALTERNATIVE[alt])
+                    if not np.isfinite(p):
+                        reason = reason or ("score test p-value is not finite (the rate is 0 or 1 in both "
+                                            "groups)")
+                if m != "fn_fp_ratio":  # the FN/FP ratio's difference is not the tested proportion's
+                    interval = diff_score_interval(count_a, nobs_a, count_b, nobs_b, 1 - confidence_level)
             else:
                 empty = boot.group_a if not nobs_a > 0 else boot.group_b
                 reason = f"no case in the denominator of group {empty!r}"
             equivalence = (count_a, nobs_a, count_b, nobs_b)
-            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
             how = f"score test of two proportions, {what} (Miettinen-Nurminen; statsmodels)"
+            if interval is not None:
+                how += "; Miettinen-Nurminen score interval"
         if reason:
             warnings.warn(UndefinedTestWarning(f"{m}: test undefined, {reason}"), stacklevel=2)
-        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, equivalence)
+        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, equivalence, interval)
 
     def equivalence_of(m: str, level: float) -> EquivalenceResult:
         data_m, alt = per_metric[m][9], per_metric[m][6]
@@ -346,8 +367,11 @@ def _outcome_rows(
     for t in tests:
         level = alpha / len(OUTCOME_TESTS[t])
         for m in OUTCOME_TESTS[t]:
-            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, _ = per_metric[m]
+            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, _, interval = per_metric[m]
             eq = equivalence_of(m, level)
+            values_m = {c: float(values[at[m]]) for c, values in shown.items()}
+            if interval is not None:
+                values_m["ci_low"], values_m["ci_high"] = interval
             rows.append(
                 {
                     "grouping": " x ".join(boot.group_columns),
@@ -355,7 +379,8 @@ def _outcome_rows(
                     "metric": m,
                     "group_a": boot.group_a,
                     "group_b": boot.group_b,
-                    **{c: float(values[at[m]]) for c, values in shown.items()},
+                    **values_m,
+                    "ci_method": "score" if interval is not None else str(boot.ci_method[m]),
                     "count_a": count_a,
                     "nobs_a": nobs_a,
                     "count_b": count_b,

@@ -21,6 +21,7 @@ from scipy import stats
 
 from fairstats._result import Result
 from fairstats._score_input import reference_iv, score_counts_iv
+from fairstats._small import MIN_NORMAL, size_reason
 from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
@@ -228,7 +229,8 @@ def score_distribution_tests(
             sa, ca, sb, cb = sa[keep_a], ca[keep_a], sb[keep_b], cb[keep_b]
             na, nb = float(ca.sum()), float(cb.sum())
             for metric in tests:
-                row = _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power)
+                row = _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power,
+                           (g, ref))
                 if row["reason"]:
                     warnings.warn(UndefinedTestWarning(
                         f"{metric} ({outcome} class) {g!r} vs {ref!r}: test undefined, {row['reason']}"),
@@ -239,13 +241,18 @@ def score_distribution_tests(
     return ScoreDistributionResult(table, ref, alpha, confidence_level, margin)
 
 
-def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power) -> dict:
+def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power, names) -> dict:
     nan = float("nan")
     na, nb = float(ca.sum()), float(cb.sum())
+    # the group's own count (or the reference's, named as such)
+    smallest, name = min(zip((na, nb), names, strict=True), key=lambda item: item[0])
     out = {"estimate": nan, "ci_low": nan, "ci_high": nan, "statistic": nan, "pvalue": nan, "mde": nan,
            "equivalence_pvalue": nan, "method": "", "reason": ""}
     if na < 2 or nb < 2:
-        out["reason"] = "fewer than 2 people of this class in a group"
+        out["reason"] = f"{smallest:g} people of this class in group {name!r}, fewer than 2"
+    elif metric == "mean_score" and smallest < MIN_NORMAL:
+        out["reason"] = size_reason(smallest, "people of this class", name,
+                                    "Welch's t does not hold its size")
     if metric == "ks":
         out["method"] = "two-sample Kolmogorov-Smirnov (scipy.stats.ks_2samp)"
         if not out["reason"]:

@@ -125,7 +125,7 @@ def null_rates(rng, n, reps, *, scale_b, shift_b=0.0):
                     values, counts = np.unique(s_all[(g == group) & (y_all == y)], return_counts=True)
                     counted += [values, counts.astype(float)]
                 for metric in sd.SCORE_DISTRIBUTION_TESTS:
-                    row = sd._one(metric, *counted, "two-sided", 0.95, z, 0.1, 0.05, 0.8)
+                    row = sd._one(metric, *counted, "two-sided", 0.95, z, 0.1, 0.05, 0.8, ("a", "b"))
                     hits[(outcome, metric)] = hits.get((outcome, metric), 0) + (row["pvalue"] < 0.05)
     return {k: v / reps for k, v in hits.items()}
 
