@@ -11,7 +11,8 @@ reason that names the group and quotes that group's own count:
   studentized regression tests): each group (each outcome class, for scores) needs this many people. DeLong's
   z with 3, 5, 10, 20 and 40 positives (four times as many negatives) against 200 and 800 rejects 18 %, 12 %,
   8.7 %, 6.9 % and 5.8 % of the time at 5 % (4,000 data sets each; ``tests/library/test_discrimination.py``
-  checks 3 and 20).
+  checks 3 and 20); the regression tests with residuals 3 (Exp(1) - 1) in 10 people against N(0, 1) in 200,
+  8 % (200 data sets), 5.7 % with 20 (3,000; ``tests/library/test_regression.py``).
 """
 
 from __future__ import annotations

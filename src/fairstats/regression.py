@@ -31,6 +31,7 @@ from scipy import stats
 
 from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
+from fairstats._small import MIN_NORMAL as MIN_GROUP  # fewest people per group for a metric's test
 from fairstats._validation import as_list, checked_frame, level_iv
 from fairstats.equivalence import positive_margin_iv, z_equivalence
 from fairstats.groups import group_labels
@@ -54,10 +55,6 @@ REGRESSION_METRICS = ("mean_residual", "mae", "rmse")
 #: Resamples processed at once by scipy's permutation test and bootstrap (bounds their memory to
 #: ``_BATCH`` x the number of people floats).
 _BATCH = 64
-#: Fewest people per group for a metric's test: below it the studentized tests do not hold their size in
-#: skewed groups (residuals 3 (Exp(1) - 1) in 10 people against N(0, 1) in 200: 0.08 at a nominal 0.05,
-#: 0.057 with 20; ``tests/library/test_regression.py``), and the row is ``undefined`` with the reason.
-MIN_GROUP = 20
 
 
 @dataclass(frozen=True, eq=False)
