@@ -26,7 +26,6 @@ Medicine* 4(2), 213-226.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -125,6 +124,8 @@ def best_intervals(part: pd.DataFrame, alpha_each: float, *, sizes: bool = True)
     pvalues : list
         ``(g, h, z_pvalue, fisher_pvalue)`` for every pair.
     """
+    from fractions import Fraction  # (the import of fairstats stays light)
+
     labels = part["category"].tolist()
     x = dict(zip(labels, part["selected"].astype(int), strict=True))
     n = dict(zip(labels, part["n"].astype(int), strict=True))

@@ -17,7 +17,6 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -643,6 +642,8 @@ def _grouping_rows(rows, name, categories, reference, total, min_share, scoring_
         })
     candidates = [r for r in base if r["role"] == "compared"]
     if reference == "max":
+        from fractions import Fraction  # (the import of fairstats stays light)
+
         ref = max(candidates, key=lambda r: Fraction(r["selected"], r["n"]), default=None)
     else:
         matches = [r for r in base if r["category"] == str(reference)]
