@@ -341,15 +341,17 @@ def test_delong_size_below_and_at_the_size_rule():
 def test_auc_test_on_tied_deciles_holds_its_size():
     """Issue 39, item 5: scores 1-10 (COMPAS-like deciles, ties everywhere; any numeric score is tested)
     drawn alike in both groups of 400 (prevalence 0.35 and 0.5), 2,000 data sets: the AUC difference test
-    rejects at most 5 % + 3 Monte Carlo standard errors (0.0146) of them (seen: 0.049)."""
+    rejects at most 5 % + 3 Monte Carlo standard errors (0.0146) of them (seen: 0.045; 5 s). Through
+    ``auc_delong`` per group
+    (midrank placements for the ties) and the z of ``auc_tests`` (whose table, checked above, adds Holm's
+    adjustment, whose statsmodels call costs a garbage collection each time)."""
     rng = np.random.default_rng(395)
     reps, hits = 2000, 0
     for _ in range(reps):
-        parts = []
-        for g, prevalence in (("a", 0.35), ("b", 0.5)):
+        groups = []
+        for prevalence in (0.35, 0.5):
             y = (rng.random(400) < prevalence).astype(int)
-            score = np.clip(np.round(rng.normal(4 + 2.5 * y, 2.2)), 1, 10)
-            parts.append(pd.DataFrame({"g": g, "y": y, "s": score}))
-        res = auc_tests(pd.concat(parts, ignore_index=True), group="g", y_true="y", y_score="s")
-        hits += res.comparisons.loc[0, "pvalue"] < 0.05
+            groups.append(auc_delong(y, np.clip(np.round(rng.normal(4 + 2.5 * y, 2.2)), 1, 10)))
+        a, b = groups
+        hits += abs(a.auc - b.auc) / np.sqrt(a.variance + b.variance) > stats.norm.isf(0.025)
     assert hits / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), hits / reps
