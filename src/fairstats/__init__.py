@@ -25,7 +25,8 @@ from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate, rate_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
+from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate  # noqa: E501, F401, I001
+from fairstats.sequences import rate_confidence_sequence, rate_difference_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
@@ -148,6 +149,7 @@ __all__ = [
     "OutcomeTestsResult",
     "paired_table",
     "rate_confidence_sequence",
+    "rate_difference_confidence_sequence",
     "rate_difference_e_value",
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",

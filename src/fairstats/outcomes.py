@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._proportions import STATSMODELS_ERRORS, score_test_or_reason, score_tests
+from fairstats._proportions import STATSMODELS_ERRORS, diff_score_interval, score_test_or_reason, score_tests
 from fairstats._result import Result
+from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
@@ -287,7 +288,7 @@ def _outcome_rows_many(
             warn=warn,
         )
         boots.append(boot)
-        per_metric.append(_comparison_metrics(prep, boot, alternatives))
+        per_metric.append(_comparison_metrics(prep, boot, alternatives, confidence_level))
         if progress is not None:
             progress()
     _rate_tests(per_metric)
@@ -307,6 +308,9 @@ def _outcome_rows_many(
             for m in OUTCOME_TESTS[t]:
                 e = per_metric[i][m]
                 eq = equivalences[i, t, m]
+                values_m = {c: float(values[at[m]]) for c, values in shown.items()}
+                if e["interval"] is not None:  # the score interval where the rate has one (issue 39)
+                    values_m["ci_low"], values_m["ci_high"] = e["interval"]
                 rows.append(
                     {
                         "grouping": " x ".join(boot.group_columns),
@@ -314,7 +318,8 @@ def _outcome_rows_many(
                         "metric": m,
                         "group_a": boot.group_a,
                         "group_b": boot.group_b,
-                        **{c: float(values[at[m]]) for c, values in shown.items()},
+                        **values_m,
+                        "ci_method": "score" if e["interval"] is not None else str(boot.ci_method[m]),
                         "count_a": e["count_a"],
                         "nobs_a": e["nobs_a"],
                         "count_b": e["count_b"],
@@ -341,8 +346,11 @@ def _outcome_rows_many(
     return out
 
 
-def _comparison_metrics(prep: _Prepared, boot: DisparityBootstrapResult, alternatives) -> dict[str, dict]:
-    """One comparison's counts per metric and, for the mean scores, Welch's t (the rates' score tests are
+def _comparison_metrics(
+    prep: _Prepared, boot: DisparityBootstrapResult, alternatives, confidence_level: float
+) -> dict[str, dict]:
+    """One comparison's counts per metric, the rates' score intervals and small-group rules
+    (:mod:`fairstats._small`) and, for the mean scores, Welch's t (the rates' score tests are
     :func:`_rate_tests`', for all comparisons at once)."""
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
@@ -366,7 +374,12 @@ def _comparison_metrics(prep: _Prepared, boot: DisparityBootstrapResult, alterna
                 float(wb.sum()),
             )
             reason = ""
-            if nobs_a >= 2 and nobs_b >= 2:
+            small = [(n_, g_) for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))
+                     if n_ < MIN_NORMAL]  # fmt: skip
+            if small:
+                reason = size_reason(small[0][0], "scores of this class", small[0][1],
+                                     "Welch's t does not hold its size")  # fmt: skip
+            if nobs_a >= 2 and nobs_b >= 2 and not small:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     if prep.weight is None:
@@ -381,8 +394,8 @@ def _comparison_metrics(prep: _Prepared, boot: DisparityBootstrapResult, alterna
                     reason = "Welch t undefined (zero spread in both groups)"
             else:
                 stat = p = float("nan")
-                reason = "fewer than 2 scores in a group"
             how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+            interval = None
             # the equivalence test takes one value per person (counted scores expanded by their counts)
             equivalence = (xa, xb)
             if prep.weight is not None:
@@ -393,15 +406,28 @@ def _comparison_metrics(prep: _Prepared, boot: DisparityBootstrapResult, alterna
             count_b, nobs_b = float(counts["b"] @ num), float(counts["b"] @ den)
             stat = p = float("nan")
             reason = ""
-            if not (nobs_a > 0 and nobs_b > 0):
+            interval = None
+            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
+            if nobs_a > 0 and nobs_b > 0:  # the score test needs expected cases and non-cases in each group
+                pooled = (count_a + count_b) / (nobs_a + nobs_b)
+                expected = [(min(n_ * pooled, n_ * (1 - pooled)), n_, g_)
+                            for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))]  # fmt: skip
+                least, n_least, g_least = min(expected, key=lambda e: e[0])
+                if least < MIN_EXPECTED:
+                    side = "cases" if n_least * pooled <= n_least * (1 - pooled) else "non-cases"
+                    reason = expected_reason(n_least, least, f"{what} {side}", g_least)
+                if m != "fn_fp_ratio":  # the FN/FP ratio's difference is not the tested proportion's
+                    interval = diff_score_interval(count_a, nobs_a, count_b, nobs_b, 1 - confidence_level)
+            else:
                 empty = boot.group_a if not nobs_a > 0 else boot.group_b
                 reason = f"no case in the denominator of group {empty!r}"
             equivalence = (count_a, nobs_a, count_b, nobs_b)
-            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
             how = f"score test of two proportions, {what} (Miettinen-Nurminen; statsmodels)"
+            if interval is not None:
+                how += "; Miettinen-Nurminen score interval"
         out[m] = {"count_a": count_a, "nobs_a": nobs_a, "count_b": count_b, "nobs_b": nobs_b,
                   "statistic": stat, "pvalue": p, "alternative": alt, "how": how, "reason": reason,
-                  "data": equivalence}  # fmt: skip
+                  "data": equivalence, "interval": interval}  # fmt: skip
     return out
 
 

@@ -48,6 +48,8 @@ __all__ = [
     "binary_tables",
     "equal_confusion_rows",
     "finish_equal",
+    "probabilities",
+    "score_range_note",
     "task_rng",
     "user_warnings",
 ]
@@ -303,7 +305,8 @@ def _disparities(
     biggest, order, labels, sizes = _reference(prep, test)
     found: list[dict] = []
     notes: list[str] = []
-    y_score = prep.cols["score"] if options.y_score is not None else None
+    # a score outside [0, 1] has no balance or calibration test here (score_tests.csv has its rank tests)
+    y_score = prep.cols["score"] if options.y_score is not None and probabilities(prep) else None
     tests = list(AUDIT_TESTS) + (list(SCORE_TESTS) if y_score else [])
     planned = comparisons(order, biggest, options)
     for reference, others in planned:
@@ -341,15 +344,18 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
             undefined = boot.n_undefined
             for row in rows:
                 notes = []
+                bootstrapped = row["ci_method"] != "score"  # rates have score intervals, the rest bootstrap
                 if not np.isfinite(row["estimate"]):
                     notes.append("undefined in one group (no case in the denominator)")
-                elif min(row["nobs_a"], row["nobs_b"]) < SMALL:
-                    notes.append(f"fewer than {SMALL} cases in a denominator: the interval is unreliable")
-                if int(undefined[row["metric"]]):
+                elif bootstrapped and min(row["nobs_a"], row["nobs_b"]) < SMALL:
+                    notes.append(f"fewer than {SMALL} cases in a denominator: the bootstrap interval is "
+                                 "unreliable")
+                if bootstrapped and int(undefined[row["metric"]]):
                     notes.append(
                         f"{int(undefined[row['metric']])} resamples undefined, left out of the interval"
                     )
-                if boot.ci_method[row["metric"]] == "undefined" and np.isfinite(row["estimate"]):
+                bca_undefined = boot.ci_method[row["metric"]] == "undefined"
+                if bootstrapped and bca_undefined and np.isfinite(row["estimate"]):
                     notes.append("BCa interval undefined (BCaUndefinedWarning)")
                 note = "; ".join(notes)
                 found.append(
@@ -372,8 +378,9 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
                         **_equivalence_columns(row),
                         "reason": row["reason"],
                         "method": row["method"]
-                        + f"; {int(options.n_resamples)}-resample BCa bootstrap interval; "
-                        + row["equivalence_method"],
+                        + ("" if row["ci_method"] == "score"
+                           else f"; {int(options.n_resamples)}-resample BCa bootstrap interval")
+                        + "; " + row["equivalence_method"],
                         "note": note,
                     }
                 )
@@ -479,6 +486,22 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
             bar.update(1)
 
 
+def probabilities(prep: Prepared) -> bool:
+    """Whether the audit's score lies in [0, 1]: paper B's balance tests and the binned calibration test need
+    probabilities; the score tests (AUC, distributions) take any number (issue 39, item 5)."""
+    score = prep.data[prep.cols["score"]].to_numpy(dtype=float)
+    return bool(score.size == 0 or (score.min() >= 0 and score.max() <= 1))
+
+
+def score_range_note(prep: Prepared, options: AuditOptions) -> str:
+    """The note of an audit whose score is not a probability: which tests ran and which did not."""
+    score = prep.data[prep.cols["score"]].to_numpy(dtype=float)
+    return (f"--y-score {options.y_score!r} holds scores outside [0, 1] (from {score.min():g} to "
+            f"{score.max():g}): the AUC and score-distribution tests (score_tests.csv) take any numeric "
+            "score; calibration (the binned test in tests.csv, the recalibration tests) and paper B's "
+            "balance tests need probabilities in [0, 1] and were not run")
+
+
 def _equivalence_columns(row: dict) -> dict:
     """The equivalence test's columns of a library result row (outcome_tests, fold_disparity)."""
     return {
@@ -533,6 +556,8 @@ def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
         tested = [_equal_confusion(prep, grouping, options) for grouping in prep.groupings]
         _reference_iv(options, tested)
         notes = [note for test in tested for note in test.notes]
+        if options.y_score is not None and not probabilities(prep):
+            notes.append(score_range_note(prep, options))
         k = [len(test.result.observed) for test in tested]
         n_pairs = sum(n * (n - 1) // 2 if options.comparisons == "pairs" else n - 1 for n in k)
         if "IPython" in sys.modules:  # perhaps a notebook: tqdm.auto's widget bar
