@@ -18,7 +18,7 @@ from fairstats.calibration import CalibrationIndependenceResult, CalibrationResu
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
-from fairstats.disparity_change import CHANGE_METRICS, CHANGE_VERDICTS, DISPARITY_CHANGE_COLUMNS, DisparityChangeResult, disparity_change, fold_disparity_change  # noqa: E501, F401, I001
+from fairstats.disparity_change import CHANGE_METRICS, CHANGE_VERDICTS, DISPARITY_CHANGE_COLUMNS, DisparityChangeResult, disparity_change, disparity_change_verdicts, fold_disparity_change  # noqa: E501, F401, I001
 from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
@@ -103,6 +103,7 @@ __all__ = [
     "DEFAULT_MARGIN_V",
     "DEFAULT_POWER",
     "disparity_change",
+    "disparity_change_verdicts",
     "DISPARITY_CHANGE_COLUMNS",
     "DisparityBootstrapResult",
     "DisparityChangeResult",

@@ -283,13 +283,15 @@ def finish(rows: list[dict], options: Options) -> pd.DataFrame:
     return verdicts(pd.DataFrame(out), options.alpha)
 
 
-def verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Holm and BH per family, the three-way verdict, and its direction (fairer/less fair, better/worse)."""
-    out = three_way_verdicts(table, alpha=alpha, by="family", reason="reason")
+def verdicts(table: pd.DataFrame, alpha: float, by: list[str] | None = None) -> pd.DataFrame:
+    """Holm and BH per family (``family`` and the ``by`` columns), the three-way verdict, and its direction
+    (fairer/less fair, better/worse); the ``by`` columns first, then :data:`COLUMNS`."""
+    by = [*(by or []), "family"]
+    out = three_way_verdicts(table, alpha=alpha, by=by, reason="reason")
     out = out.rename(
         columns={"pvalue_holm_difference": "pvalue_adj", "pvalue_holm_equivalence": "equivalence_pvalue_adj"}
     )
-    out["pvalue_bh"] = adjust_pvalues(out, method="fdr_bh", by="family", alpha=alpha)["pvalue_bh"]
+    out["pvalue_bh"] = adjust_pvalues(out, method="fdr_bh", by=by, alpha=alpha)["pvalue_bh"]
     verdicts, notes = [], []
     for _, row in out.iterrows():
         fairness = row["family"] == "fairness"
@@ -313,4 +315,4 @@ def verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
         notes.append(note)
     out["verdict"] = verdicts
     out["verdict_note"] = notes
-    return out.reindex(columns=list(COLUMNS))
+    return out.reindex(columns=list(dict.fromkeys([*by[:-1], *COLUMNS])))

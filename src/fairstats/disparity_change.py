@@ -36,6 +36,7 @@ __all__ = [
     "DISPARITY_CHANGE_COLUMNS",
     "DisparityChangeResult",
     "disparity_change",
+    "disparity_change_verdicts",
     "fold_disparity_change",
 ]
 
@@ -126,7 +127,7 @@ class DisparityChangeResult(Result):
         table = table[keep].reset_index(drop=True)
         if table.duplicated(subset=["grouping", "group", "reference", "family", "metric"]).any():
             raise ValueError("`results` hold the same comparison twice (grouping, group, reference, metric)")
-        table = verdicts(table.drop(columns=list(ADJUSTED)), first.alpha)
+        table = disparity_change_verdicts(table, alpha=first.alpha)
         return cls(
             table,
             first.inference,
@@ -137,6 +138,53 @@ class DisparityChangeResult(Result):
             first.margin_ratio,
             first.power,
         )
+
+
+def disparity_change_verdicts(
+    table: pd.DataFrame, *, alpha: float = 0.05, by: str | Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Holm, Benjamini–Hochberg and the verdicts again, over a table of changes gathered from several results.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :attr:`DisparityChangeResult.table` (e.g. of several pairs of models, with columns naming the
+        pair); their adjusted p-values and verdicts are replaced.
+    alpha : float, default 0.05
+        Family-wise level.
+    by : str or list of str, optional
+        Columns whose values make separate families besides ``family`` (e.g. the source of the predictions);
+        default: one fairness and one accuracy family over the whole table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ``by`` columns, then :data:`DISPARITY_CHANGE_COLUMNS` (other columns of ``table`` are dropped:
+        put the keys that name a row in ``by`` or join them back), in the rows' order.
+
+    Raises
+    ------
+    ValueError
+        A column of :data:`DISPARITY_CHANGE_COLUMNS` or of ``by`` is missing, or ``alpha`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.DataFrame({"g": rng.choice(["a", "b"], 600), "y": rng.integers(0, 2, 600),
+    ...                    "m1": rng.integers(0, 2, 600), "m2": rng.integers(0, 2, 600)})
+    >>> kw = dict(group="g", y_true="y", metrics=["ppr"])
+    >>> one = disparity_change(df, y_pred="m2", y_pred_baseline="m1", **kw).table.assign(pair="1-2")
+    >>> two = disparity_change(df, y_pred="m1", y_pred_baseline="m2", **kw).table.assign(pair="2-1")
+    >>> disparity_change_verdicts(pd.concat([one, two]), by="pair").columns[:2].tolist()
+    ['pair', 'grouping']
+    """
+    table = require_frame(table, name="table")
+    by_columns = [] if by is None else as_list(by, name="by")
+    require_columns(table, [*DISPARITY_CHANGE_COLUMNS, *by_columns], where="`table`")
+    alpha = level_iv(alpha, "alpha")
+    keep = [*by_columns, *(c for c in DISPARITY_CHANGE_COLUMNS if c not in ADJUSTED)]
+    return verdicts(table[keep].reset_index(drop=True), alpha, by_columns)
 
 
 # --------------------------------------------------------------------------------------------------------

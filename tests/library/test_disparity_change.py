@@ -18,6 +18,7 @@ from fairstats import (
     DisparityChangeResult,
     UndefinedTestWarning,
     disparity_change,
+    disparity_change_verdicts,
     fold_disparity_change,
 )
 
@@ -474,6 +475,33 @@ def test_combine_makes_one_family_over_groupings():
         DisparityChangeResult.combine([by_g, disparity_change(frame, metrics=["ppr"], alpha=0.01, **KW)])
     with pytest.raises(ValueError, match="same comparison twice"):
         DisparityChangeResult.combine([by_g, by_g])
+
+
+def test_verdicts_again_over_several_pairs_of_models():
+    """Three models compared pairwise: one Holm family per ``by`` value and family, over every pair's rows;
+    the verdicts follow the adjusted p-values, and the rows keep their order and values."""
+    frame = scored(np.random.default_rng(8)).assign(third=lambda f: (f["s_new"] > 0.4).astype(int))
+    kw = dict(group="g", y_true="y", metrics=["ppr", "tpr"])
+    parts = [
+        disparity_change(frame, y_pred=new, y_pred_baseline=old, **kw).table.assign(baseline=old, model=new)
+        for old, new in (("old", "new"), ("old", "third"), ("new", "third"))
+    ]
+    table = pd.concat(parts, ignore_index=True)
+    again = disparity_change_verdicts(table, by=["baseline"])
+    assert list(again.columns[:1]) == ["baseline"] and tuple(again.columns[1:]) == DISPARITY_CHANGE_COLUMNS
+    pd.testing.assert_series_equal(again["estimate"], table["estimate"])
+    for _, part in again.groupby(["baseline", "family"]):
+        low = part["pvalue"].idxmin()
+        m = part["pvalue"].notna().sum()
+        assert part.loc[low, "pvalue_adj"] == pytest.approx(min(1, m * part.loc[low, "pvalue"]))
+    one = disparity_change_verdicts(table)  # one family per family over all three pairs
+    fair = one[one["family"] == "fairness"]
+    low = fair["pvalue"].idxmin()
+    assert fair.loc[low, "pvalue_adj"] == pytest.approx(min(1, len(fair) * fair.loc[low, "pvalue"]))
+    significant = (one["pvalue_adj"] < 0.05) & (one["equivalence_pvalue_adj"] >= 0.05)
+    assert set(one.loc[significant, "verdict"]) <= {"fairer", "less fair", "better", "worse"}
+    with pytest.raises(ValueError, match="missing column"):
+        disparity_change_verdicts(table.drop(columns="pvalue_better"))
 
 
 def test_ratio_scale_reports_ratios_and_the_four_fifths_band():
