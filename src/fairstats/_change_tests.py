@@ -283,9 +283,11 @@ def finish(rows: list[dict], options: Options) -> pd.DataFrame:
     return verdicts(pd.DataFrame(out), options.alpha)
 
 
-def verdicts(table: pd.DataFrame, alpha: float, by: list[str] | None = None) -> pd.DataFrame:
+def verdicts(
+    table: pd.DataFrame, alpha: float, by: list[str] | None = None, keys: list[str] | None = None
+) -> pd.DataFrame:
     """Holm and BH per family (``family`` and the ``by`` columns), the three-way verdict, and its direction
-    (fairer/less fair, better/worse); the ``by`` columns first, then :data:`COLUMNS`."""
+    (fairer/less fair, better/worse); the ``keys`` columns first, then :data:`COLUMNS`."""
     by = [*(by or []), "family"]
     out = three_way_verdicts(table, alpha=alpha, by=by, reason="reason")
     out = out.rename(
@@ -315,4 +317,4 @@ def verdicts(table: pd.DataFrame, alpha: float, by: list[str] | None = None) -> 
         notes.append(note)
     out["verdict"] = verdicts
     out["verdict_note"] = notes
-    return out.reindex(columns=list(dict.fromkeys([*by[:-1], *COLUMNS])))
+    return out.reindex(columns=list(dict.fromkeys([*(keys or []), *COLUMNS])))

@@ -159,8 +159,8 @@ def disparity_change_verdicts(
     Returns
     -------
     pandas.DataFrame
-        The ``by`` columns, then :data:`DISPARITY_CHANGE_COLUMNS` (other columns of ``table`` are dropped:
-        put the keys that name a row in ``by`` or join them back), in the rows' order.
+        ``table``'s other columns (e.g. those naming the pair), then :data:`DISPARITY_CHANGE_COLUMNS`, in the
+        rows' order.
 
     Raises
     ------
@@ -183,8 +183,9 @@ def disparity_change_verdicts(
     by_columns = [] if by is None else as_list(by, name="by")
     require_columns(table, [*DISPARITY_CHANGE_COLUMNS, *by_columns], where="`table`")
     alpha = level_iv(alpha, "alpha")
-    keep = [*by_columns, *(c for c in DISPARITY_CHANGE_COLUMNS if c not in ADJUSTED)]
-    return verdicts(table[keep].reset_index(drop=True), alpha, by_columns)
+    keys = [c for c in table.columns if c not in DISPARITY_CHANGE_COLUMNS]
+    keep = [*keys, *(c for c in DISPARITY_CHANGE_COLUMNS if c not in ADJUSTED)]
+    return verdicts(table[keep].reset_index(drop=True), alpha, by_columns, keys)
 
 
 # --------------------------------------------------------------------------------------------------------

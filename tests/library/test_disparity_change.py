@@ -488,7 +488,10 @@ def test_verdicts_again_over_several_pairs_of_models():
     ]
     table = pd.concat(parts, ignore_index=True)
     again = disparity_change_verdicts(table, by=["baseline"])
-    assert list(again.columns[:1]) == ["baseline"] and tuple(again.columns[1:]) == DISPARITY_CHANGE_COLUMNS
+    assert (
+        list(again.columns[:2]) == ["baseline", "model"]
+        and tuple(again.columns[2:]) == DISPARITY_CHANGE_COLUMNS
+    )
     pd.testing.assert_series_equal(again["estimate"], table["estimate"])
     for _, part in again.groupby(["baseline", "family"]):
         low = part["pvalue"].idxmin()
