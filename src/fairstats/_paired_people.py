@@ -27,7 +27,7 @@ from fairstats._paired import (
     rate_values,
 )
 from fairstats._score_input import labels_iv
-from fairstats._validation import as_list
+from fairstats._validation import CheckedFrame, as_list
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import group_labels
 
@@ -118,6 +118,8 @@ def count_iv(
         raise ValueError(
             f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
         )
+    if isinstance(data, CheckedFrame):  # a pandas frame checked by an outer call (an audit mode)
+        data = data.frame
     table = Counts.from_frame(data, columns=used).table
     truth = _binary_iv(table, y_true, "y_true", favorable)
     base = _binary_iv(table, y_pred_baseline, "y_pred_baseline", favorable)

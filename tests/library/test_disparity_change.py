@@ -396,8 +396,13 @@ def test_the_table_has_its_columns_families_and_holm_within_each_family():
 
 
 def test_counts_and_rows_give_the_same_table():
+    """Rows, their counts, shuffled rows and a frame checked by an outer call (an audit mode's) agree."""
+    from fairstats._validation import checked_frame
+
     frame = scored(np.random.default_rng(1)).drop(columns=["s_old", "s_new", "fold", "sex"])
     rows = disparity_change(frame, **KW).table
+    checked = disparity_change(checked_frame(frame, ["g", "y", "old", "new"]), **KW).table
+    pd.testing.assert_frame_equal(rows, checked)
     counts = disparity_change(Counts.from_frame(frame, columns=["g", "y", "old", "new"]), **KW).table
     pd.testing.assert_frame_equal(rows, counts)
     shuffled = disparity_change(frame.sample(frac=1, random_state=2), **KW).table
