@@ -46,7 +46,7 @@ def _binary_iv(table: pd.DataFrame, column: str, parameter: str, favorable: obje
     :func:`fairstats.group_metrics`)."""
     values = table[column]
     for label in pd.unique(values):
-        if isinstance(label, bool | np.bool_) or label not in (0, 1):
+        if label not in (0, 1):  # 0/1, 0.0/1.0 or False/True
             raise ValueError(
                 f"`{parameter}`: column {column!r} has value {_plain(label)!r}; expected 0/1 labels "
                 f"(favorable={favorable!r})"

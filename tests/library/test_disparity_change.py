@@ -403,6 +403,8 @@ def test_counts_and_rows_give_the_same_table():
     rows = disparity_change(frame, **KW).table
     checked = disparity_change(checked_frame(frame, ["g", "y", "old", "new"]), **KW).table
     pd.testing.assert_frame_equal(rows, checked)
+    booleans = frame.astype({"y": bool, "old": bool, "new": bool})
+    pd.testing.assert_frame_equal(rows, disparity_change(booleans, **KW).table)
     counts = disparity_change(Counts.from_frame(frame, columns=["g", "y", "old", "new"]), **KW).table
     pd.testing.assert_frame_equal(rows, counts)
     shuffled = disparity_change(frame.sample(frac=1, random_state=2), **KW).table
