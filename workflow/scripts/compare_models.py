@@ -19,7 +19,10 @@ predictions = pd.read_parquet(sm.input.predictions)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     table = model_comparison(
-        predictions, sm.params.raw_dir, favorable=sm.params.favorable, alpha=sm.params.alpha,
+        predictions,
+        sm.params.raw_dir,
+        favorable=sm.params.favorable,
+        alpha=sm.params.alpha,
         margin=sm.params.margin,
     )
 for w in caught:
