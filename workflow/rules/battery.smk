@@ -117,6 +117,33 @@ rule run_battery:
         "../scripts/run_battery.py"
 
 
+# Model against model (issue 42): every pair of the four models, the paired change of each disparity over the
+# shared folds (the rerun's out-of-fold predictions; the authors' per-fold results), Holm over all pairs.
+rule compare_models:
+    input:
+        predictions=NIJ_PREDICTIONS,
+        fairness=ancient(
+            f"{AUTHORS_RAW}/Fairness Metrics - All Predicted Outcome Binary Metrics from Verma Paper.csv"
+        ),
+        confusion=ancient(f"{AUTHORS_RAW}/Confusion Distribution.csv"),
+    output:
+        table=f"{BATTERY_RESULTS}/tables/model_comparison.csv",
+        table_md=f"{BATTERY_RESULTS}/tables/model_comparison.md",
+        figure=f"{BATTERY_RESULTS}/figures/model_comparison.png",
+        figure_pdf=f"{BATTERY_RESULTS}/figures/model_comparison.pdf",
+    params:
+        raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
+        favorable=config["nij"]["favorable"],
+        alpha=config["inference"]["alpha"],
+        margin=config["inference"]["margin"],
+    log:
+        f"{RESULTS}/logs/nij/{{preset}}/compare_models.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/compare_models.py"
+
+
 rule render_paper_b:
     input:
         nb="notebooks/paper_b_battery.ipynb",
@@ -132,6 +159,7 @@ rule render_paper_b:
         confusion=ancient(f"{AUTHORS_RAW}/Confusion Distribution.csv"),
         published=PUBLISHED_B,
         authors_procedure=list(rules.authors_procedure_tables.output) if AP_ON else [],
+        model_comparison=rules.compare_models.output.table,
     output:
         nb=f"{BATTERY_RESULTS}/notebooks/paper_b_battery.ipynb",
         tables=f"{BATTERY_RESULTS}/tables/paper_b_tables.csv",
@@ -169,6 +197,7 @@ rule render_paper_b:
         " -p authors_procedure_pvr_csv '{params.ap_pvr}' -p authors_procedure_dir '{params.ap_dir}'"
         " -p published_csv {input.published:q} -p preset {wildcards.preset:q}"
         " -p alpha {params.alpha} -p favorable {params.favorable} -p out_dir {params.out_dir:q}"
+        " -p model_comparison_csv {input.model_comparison:q}"
         " > {log:q} 2>&1"
         " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
@@ -178,5 +207,6 @@ if "paper" in NIJ_PRESETS:
 
 # Final files of this stage.
 battery_targets = lambda: list(rules.search_authors_per_fold.output) + list(rules.authors_battery.output) + expand(
-    list(rules.run_battery.output) + list(rules.render_paper_b.output), preset=NIJ_PRESETS
+    list(rules.run_battery.output) + list(rules.compare_models.output) + list(rules.render_paper_b.output),
+    preset=NIJ_PRESETS,
 )

@@ -96,6 +96,14 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "violations for the paper and are not under the corrected test.",
     ),
     (
+        r"model_comparison",
+        "Paper B, model against model: for every pair of the four models, the change of each disparity "
+        "(Black - White) from one model to the other over the 250 shared folds (corrected resampled t, 95% "
+        "interval), and the change of accuracy and AUC (green). Filled: one model's disparity is smaller in "
+        "size than the other's (or its accuracy higher), after Holm over all pairs; a hollow marker whose "
+        "interval misses 0 is a change that leaves neither disparity shown smaller (one lies near 0).",
+    ),
+    (
         r"naive_vs_corrected_pvalues",
         "Beyond the papers: evidence (-log10 p) of each of paper B's fold-based tests, per battery source. "
         "Left: the paper's p-value against the corrected resampled t's; right: the corrected p-value against "
