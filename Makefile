@@ -42,8 +42,8 @@ verify: $(STAMP)
 # results already there (notebooks rendered, figures copied, index rebuilt; nothing is refitted: run
 # `make reproduce`, or snakemake with that config, first), then Snakemake's provenance report beside it.
 CONFIGFILE ?= config/config.yaml
-SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure build_site_index build_course_lab \
-              render_course_lab
+SITE_RULES := collect_published_vs_reproduced render_html copy_site_figure copy_site_mathjax build_site_index \
+              build_course_lab render_course_lab
 .PHONY: report
 report: $(STAMP)
 	$(BIN)/snakemake build_site_index --cores $(CORES) --configfile $(CONFIGFILE) \
@@ -59,11 +59,14 @@ course: $(STAMP)
 	$(BIN)/snakemake course --cores $(CORES)
 
 # make course-open: JupyterLab (from the lock) on a working copy of the student notebooks, course-work/ (made
-# once; your answers there are never overwritten; git ignores it). Delete a file there to get it fresh.
+# once; your answers there are never overwritten; git ignores it). Delete a file there to get it fresh. As root
+# (a container, a fresh VM) Jupyter refuses to start without --allow-root, so it is passed when the user id is 0.
+# JUPYTER_ARGS adds options (e.g. JUPYTER_ARGS="--no-browser --port 8890").
+JUPYTER_ARGS ?=
 course-open: $(STAMP)
 	mkdir -p course-work
 	for nb in notebooks/course/student/*.ipynb; do [ -e course-work/$$(basename $$nb) ] || cp $$nb course-work/; done
-	$(BIN)/jupyter lab --notebook-dir=course-work
+	$(BIN)/jupyter lab --notebook-dir=course-work $$([ "$$(id -u)" -eq 0 ] && echo --allow-root) $(JUPYTER_ARGS)
 
 # make test: each side of the suite once (tests/conftest.py says which is which). The library's tests against the
 # fairstats wheel installed alone in a fresh venv (.ci/library-tests.sh: built from src/fairstats, extras from the

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 1 — What a confusion table hides
 #
-# *fairstats course, lab 1 of 6 · about 45 minutes · data: ProPublica's COMPAS file (violent re-offence),
+# *fairstats course, lab 1 of 9 · about 45 minutes · data: ProPublica's COMPAS file (violent re-offence),
 # vendored in `data/raw/`.*
 #
 # Paper A (Gursoy & Kakadiaris, *Equal confusion fairness*) asks one question of a risk score: are the four
@@ -30,10 +30,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from IPython.display import display
 from scipy import stats
 
 import fairstats
-from compendium.course import check, repository_path
+from compendium.course import check, repository_path, solved
 from compendium.data.compas import filter_compas, read_compas
 
 raw = repository_path(raw_dir)
@@ -101,8 +102,9 @@ check("1.3", answer_1_3)
 # $r_{ij} = (O_{ij} - E_{ij}) / \sqrt{E_{ij}\,(1 - O_{i+}/n)\,(1 - O_{+j}/n)}$
 # (Agresti 2013, Sec. 2.4.5): roughly standard normal when the group and the cell are independent.
 #
-# **Exercise 1.4.** Compute the residual of the cell (**African-American**, **TN**) with numpy from `observed`
-# and the expected counts of exercise 1.2.
+# **Exercise 1.4.** Compute the table `residuals` of every cell's adjusted residual with numpy from `observed`
+# (a DataFrame with the races as rows and TP, FN, FP, TN as columns), and give the residual of the cell
+# (**African-American**, **TN**).
 
 # %%
 # BEGIN SOLUTION
@@ -114,57 +116,64 @@ residuals = pd.DataFrame((obs - exp) / np.sqrt(exp * (1 - rows / n) * (1 - cols 
                          index=observed.index, columns=observed.columns)
 answer_1_4 = residuals.loc["African-American", "TN"]
 # END SOLUTION
+# STUB: residuals = ...  # adjusted residuals: races x (TP, FN, FP, TN)
 # STUB: answer_1_4 = ...
 check("1.4", answer_1_4)
 
 # %% [markdown]
-# Now the same with the library. `equal_confusion_test` builds the table, tests it, and returns the
-# residuals with their cut-offs (Bonferroni over the $q \times 4$ cells, and the strict 3.29).
+# **Exercise 1.5.** Look at your table `residuals`. Which cells drive the verdict? Answer with a letter.
+#
+# - **a.** The FN column: the score misses re-offenders of one group much more often than those of the other.
+# - **b.** The Asian and Native American rows, whose residuals are the largest because their groups are small.
+# - **c.** Who is labelled risky: African-American defendants are more often TP and FP and less often TN.
+# - **d.** No cell in particular: χ² is a sum to which every one of the 24 cells contributes about equally.
+
+# %%
+# BEGIN SOLUTION
+answer_1_5 = "c"
+# END SOLUTION
+# STUB: answer_1_5 = ...
+check("1.5", answer_1_5)
+
+# %% [markdown] tags=["solution"]
+# **Answer 1.5 (instructor).** (c): the largest |r| are African-American TN (−13.1), TP (+9.6), FP (+8.5) and
+# Caucasian TN (+9.7), TP (−7.2), FP (−6.5), all far past the strict cut-off 3.29. The FN column has no
+# residual beyond ±1.5: among re-offenders, both groups are missed about as often; the disparity is in who is
+# *labelled* risky.
+
+# %% [markdown]
+# ## 5. The same with the library — can the χ² p-value be trusted here?
+#
+# `fairstats.equal_confusion_test` builds the table, tests it, and returns the residuals with their cut-offs
+# (Bonferroni over the $q \times 4$ cells, and the strict 3.29). Cochran's rule asks that no expected count be
+# below 1 and at most 20 % below 5.
 
 # %%
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     result = fairstats.equal_confusion_test(compas, group="race", y_true="y_true", y_pred="y_pred",
                                             n_resamples=n_resamples, rng=seed)
-print(f"chi2 = {result.statistic:.3f} on {result.df} df, p = {result.pvalue:.3g}, V = {result.cramers_v:.4f}")
 print("warnings:", sorted({type(w.message).__name__ for w in caught}))
-result.residuals.round(2)
+print(f"cochran_ok = {result.cochran_ok}, smallest expected count = {result.cochran_min_expected:.3f}, "
+      f"permutation p = {result.pvalue_permutation:.4g} ({n_resamples} permutations)")
 
 # %% [markdown]
-# **Exercise 1.5.** Which cells drive the verdict? Answer with a letter.
-#
-# - **a.** African-American defendants are over-represented among TP and FP (labelled risky) and
-#   under-represented among TN; Caucasian defendants the reverse.
-# - **b.** The Asian and Native American rows: their residuals are the largest.
-# - **c.** The FN column: the score misses re-offenders of one group much more often.
-# - **d.** No cell in particular: χ² is a sum, every cell contributes about equally.
+# The library's statistic, Cramér's V and residuals, to compare with yours (the cell waits for your checks):
 
 # %%
-# BEGIN SOLUTION
-answer_1_5 = "a"
-# END SOLUTION
-# STUB: answer_1_5 = ...
-check("1.5", answer_1_5)
-
-# %% [markdown] tags=["solution"]
-# **Answer 1.5 (instructor).** (a): the largest |r| are African-American TN (−13.1), TP (+9.6), FP (+8.5) and
-# Caucasian TN (+9.7), TP (−7.2), FP (−6.5), all far past the strict cut-off 3.29. The FN column has no
-# residual beyond ±1.5: among re-offenders, both groups are missed about as often; the disparity is in who is
-# *labelled* risky.
+if solved("1.2", "1.3", "1.4"):
+    print(f"chi2 = {result.statistic:.3f} on {result.df} df, p = {result.pvalue:.3g}, "
+          f"V = {result.cramers_v:.4f}")
+    display(result.residuals.round(2))
 
 # %% [markdown]
-# ## 5. Can the χ² p-value be trusted here?
-#
-# Cochran's rule asks that no expected count be below 1 and at most 20 % below 5.
-#
 # **Exercise 1.6.** Look at `result.cochran_ok`, `result.cochran_min_expected`, `result.pvalue_permutation`
 # and the warnings printed above. What did `fairstats` do? Answer with a letter.
 #
-# - **a.** Nothing special: the χ² p-value is exact for any table.
-# - **b.** It warned (`SmallExpectedCountWarning`) that the rule fails, because of the small Asian and Native
-#   American groups, and also reported a Monte Carlo permutation p-value.
-# - **c.** It silently dropped the small groups and tested the others.
-# - **d.** It refused to test the table.
+# - **a.** Nothing special: the χ² p-value of a table is exact whatever its counts, so no warning is due.
+# - **b.** It warned (`SmallExpectedCountWarning`) that the rule fails and reported a permutation p-value.
+# - **c.** It dropped the small Asian and Native American groups without a word and tested the other races.
+# - **d.** It refused to test the table, because two of its groups have fewer than 30 people.
 
 # %%
 # BEGIN SOLUTION
@@ -174,6 +183,20 @@ answer_1_6 = "b"
 check("1.6", answer_1_6)
 
 # %% [markdown]
+# ## Try this
+#
+# Drop the two smallest groups and test again, in a scratch cell:
+#
+# ```python
+# big = compas[~compas["race"].isin(["Asian", "Native American"])]
+# res = fairstats.equal_confusion_test(big, group="race", y_true="y_true", y_pred="y_pred")
+# print(res.statistic, res.df, res.cochran_ok, res.cochran_min_expected, res.pvalue_permutation)
+# ```
+#
+# *What to look for:* χ² barely moves (it lives in the two large groups) but Cochran's rule now holds, so no
+# permutation p-value is needed. *Why:* the tiny groups add little to χ², yet they make its large-sample
+# approximation doubtful. Which groups you report is part of the analysis: say which you dropped and why.
+#
 # ## What to take away
 #
 # A single p-value ("the table is unequal") hides *where* it is unequal. The residuals show that the COMPAS

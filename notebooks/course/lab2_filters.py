@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 2 — Change the filter, change the verdict?
 #
-# *fairstats course, lab 2 of 6 · about 40 minutes · data: ProPublica's two COMPAS files, vendored in
+# *fairstats course, lab 2 of 9 · about 40 minutes · data: ProPublica's two COMPAS files, vendored in
 # `data/raw/`.*
 #
 # Every COMPAS analysis starts by throwing people away. ProPublica (Larson et al. 2016) kept a defendant
@@ -46,12 +46,15 @@ propublica = filter_compas(files["violent"], **presets["propublica_violent"])
 propublica.report
 
 # %% [markdown]
-# **Exercise 2.1.** How many people of the violent file does the **30-day window** alone remove (the people
-# whose screening date *is* known but more than 30 days from the arrest)?
+# **Exercise 2.1.** ProPublica's *general* re-offence analysis applies the same conditions to the other file,
+# `compas-scores-two-years.csv` (`files["general"]`, preset `propublica_general`). How many people of that
+# file does the **30-day window** alone remove (the people whose screening date *is* known but more than 30
+# days from the arrest)?
 
 # %%
 # BEGIN SOLUTION
-report = propublica.report.set_index("condition")
+general = filter_compas(files["general"], **presets["propublica_general"])
+report = general.report.set_index("condition")
 answer_2_1 = report.loc["|days_b_screening_arrest| > 30", "rows_removed"]
 # END SOLUTION
 # STUB: answer_2_1 = ...
@@ -73,8 +76,8 @@ check("2.2", answer_2_2)
 # ## 2. One test, five filters
 #
 # The function below runs paper A's equal confusion test for one grouping on one filtered frame. Run it for
-# `sex`, `race` and `age_cat` under the three presets and under two day windows (0 and 365 days; the rest as
-# ProPublica).
+# `sex`, `race` and `age_cat` under the three presets and under two other day windows (7 and 365 days; the
+# rest as ProPublica).
 
 
 # %%
@@ -89,7 +92,7 @@ def equal_confusion_row(frame: pd.DataFrame, setting: str, grouping: str) -> dic
 
 
 settings = {name: filter_compas(files[p["outcome"]], **p).frame for name, p in presets.items()}
-for window in (0, 365):
+for window in (7, 365):
     settings[f"day_window_{window}"] = filter_compas(
         files["violent"], **{**presets["propublica_violent"], "day_window": window}).frame
 verdicts = pd.DataFrame([equal_confusion_row(frame, name, g)
@@ -97,12 +100,15 @@ verdicts = pd.DataFrame([equal_confusion_row(frame, name, g)
 verdicts.round(4)
 
 # %% [markdown]
-# **Exercise 2.3.** What is Cramér's V of the **age** grouping (`age_cat`) under `violent_high_only`?
+# **Exercise 2.3.** A critic combines the two strictest choices: only "High" counts as a positive prediction
+# (`violent_high_only`) **and** only same-day screenings are kept (`day_window=0`). Give the χ² **statistic**
+# of the equal confusion test of the **age** grouping (`age_cat`) under that setting. Then compare it, and its
+# Cramér's V, with the `violent_high_only` row of the table: what does the number of people do to each?
 
 # %%
 # BEGIN SOLUTION
-row = verdicts.set_index(["setting", "grouping"]).loc[("violent_high_only", "age_cat")]
-answer_2_3 = row["cramers_v"]
+strictest = filter_compas(files["violent"], **{**presets["violent_high_only"], "day_window": 0}).frame
+answer_2_3 = equal_confusion_row(strictest, "strictest", "age_cat")["statistic"]
 # END SOLUTION
 # STUB: answer_2_3 = ...
 check("2.3", answer_2_3)
@@ -110,14 +116,14 @@ check("2.3", answer_2_3)
 # %% [markdown]
 # **Exercise 2.4.** Which statement survives **every** setting of the table? Answer with a letter.
 #
-# - **a.** The confusion table is unequal (rejected at α = 0.01) by sex, by race and by age.
-# - **b.** Age has a *large* effect (Cramér's V beyond the large threshold).
-# - **c.** The filter makes no difference: the statistics are the same everywhere.
-# - **d.** Race stops being significant once only "High" counts as a positive prediction.
+# - **a.** Age has a *large* effect (Cramér's V beyond the large threshold) under every setting.
+# - **b.** The filter makes no difference: the statistics are the same under every setting.
+# - **c.** Race stops being significant once only "High" counts as a positive prediction.
+# - **d.** The confusion table is unequal (rejected at α = 0.01) by sex, by race and by age, in every setting.
 
 # %%
 # BEGIN SOLUTION
-answer_2_4 = "a"
+answer_2_4 = "d"
 # END SOLUTION
 # STUB: answer_2_4 = ...
 check("2.4", answer_2_4)
@@ -127,28 +133,44 @@ check("2.4", answer_2_4)
 # with
 # a letter.
 #
-# - **a.** Which people are kept (the day window).
-# - **b.** What is predicted and what counts as a positive prediction (the general file and its score, or
-#   "High" only), not who is kept.
-# - **c.** Only whether the violent or the general file is used.
-# - **d.** The seed of the permutations.
+# - **a.** What is predicted and what counts as positive (the general score, or "High" only), not who is kept.
+# - **b.** Which people are kept: the label of age moves with the day window, whatever the score and
+#   threshold.
+# - **c.** Only the file: the general re-offence file gives another label, the violent file never does.
+# - **d.** The seed of the permutations, which moves Cramér's V a little from one run to the next.
 
 # %%
 # BEGIN SOLUTION
-answer_2_5 = "b"
+answer_2_5 = "a"
 # END SOLUTION
 # STUB: answer_2_5 = ...
 check("2.5", answer_2_5)
 
 # %% [markdown] tags=["solution"]
-# **Answers 2.4 and 2.5 (instructor).** Every setting rejects for all three groupings (the weakest, sex with
-# the same-day window, has p ≈ 0.008 on 922 people: below 0.01, but only just). Age is *large* (V ≈ 0.37–0.41;
-# with three age groups, df* = 2, large starts at 0.35) under every filter of people, and *small* (V ≈ 0.20
-# and 0.21, below the medium threshold 0.21) when the general re-offence score is used or when only "High"
-# counts as positive: the label depends on what is predicted and where the threshold is, not on the day
-# window.
-# Choosing (c) misses that `violent_high_only` uses the violent file too; (a) is refuted by the two day-window
-# rows.
+# **Answers 2.3 to 2.5 (instructor).** 2.3: χ² = 69.4 on 922 people against 308.5 on 4,020 with the 30-day
+# window, while Cramér's V barely moves (0.194 against 0.196): χ² grows with the number of people for the same
+# proportions, V divides it out. 2.4 (d): every setting rejects for all three groupings at 0.01 (the weakest,
+# sex under violent_high_only, still has p ≈ 1e-10). Age is *large* (V ≈ 0.40–0.41; with three age groups,
+# df* = 2, large starts at 0.35) under every filter of people, and *small* (V ≈ 0.20 and 0.21, below the
+# medium threshold 0.21) when the general re-offence score is used or when only "High" counts as positive:
+# 2.5 (a), the label depends on what is predicted and where the threshold is, not on the day window. Choosing
+# (c) misses that `violent_high_only` uses the violent file too; (b) is refuted by the two day-window rows.
+
+# %% [markdown]
+# ## Try this
+#
+# Put the day window on a scale and watch the verdict for sex, in a scratch cell:
+#
+# ```python
+# for window in (0, 3, 7, 30, 90, 365):
+#     frame = filter_compas(files["violent"], **{**presets["propublica_violent"], "day_window": window}).frame
+#     r = equal_confusion_row(frame, f"day_window_{window}", "sex")
+#     print(window, r["n"], round(r["statistic"], 1), f"{r['pvalue']:.2g}", round(r["cramers_v"], 3))
+# ```
+#
+# *What to look for:* the number of people grows from 922 to 4,433 and χ² with it, while Cramér's V of sex
+# stays near 0.11–0.13. *Why:* widening the window adds people with the same pattern; the p-value follows the
+# sample size, the effect size does not. A filter that changes V changes *who* is compared, not how many.
 
 # %% [markdown]
 # ## What to take away

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 3 — Folds are not independent
 #
-# *fairstats course, lab 3 of 6 · about 50 minutes · data: COMPAS (violent file) for a simulation, and the
+# *fairstats course, lab 3 of 9 · about 50 minutes · data: COMPAS (violent file) for a simulation, and the
 # per-fold results that paper B's authors committed (`data/raw/paper-b-authors/`).*
 #
 # Paper B trains a model on 249 of 250 folds, predicts the 250th, and repeats: 250 values of a fairness metric
@@ -26,14 +26,15 @@ seed: int = 2028  # seed of the simulation
 # %%
 import numpy as np
 import pandas as pd
+from IPython.display import display
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
 import fairstats
+from compendium.course import check, repository_path, solved
+from compendium.data.compas import filter_compas, read_compas
 from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import authors_fold_metrics
-from compendium.course import check, repository_path
-from compendium.data.compas import filter_compas, read_compas
 
 raw = repository_path(raw_dir)
 compas = filter_compas(read_compas(raw / "compas-scores-two-years-violent.csv"), outcome="violent",
@@ -98,7 +99,7 @@ answer_3_1 = null_verdicts["paired"].mean()
 # END SOLUTION
 # STUB: null_verdicts = ...
 # STUB: answer_3_1 = ...
-check("3.1", answer_3_1, n=n_datasets)
+check("3.1", answer_3_1, n=n_datasets, seed=seed, k=k, alpha=alpha)
 
 # %% [markdown]
 # **Exercise 3.2.** The false positive rate of **paper B's formula** (`paper_formula`) in the same data sets.
@@ -110,38 +111,37 @@ check("3.1", answer_3_1, n=n_datasets)
 answer_3_2 = null_verdicts["paper_formula"].mean()
 # END SOLUTION
 # STUB: answer_3_2 = ...
-check("3.2", answer_3_2, n=n_datasets)
+check("3.2", answer_3_2, n=n_datasets, seed=seed, k=k, alpha=alpha)
 
 # %%
 # BEGIN SOLUTION
 answer_3_3 = null_verdicts["corrected"].mean()
 # END SOLUTION
 # STUB: answer_3_3 = ...
-check("3.3", answer_3_3, n=n_datasets)
+check("3.3", answer_3_3, n=n_datasets, seed=seed, k=k, alpha=alpha)
 
 # %% [markdown]
 # **Exercise 3.4.** Why is the paired t too often significant here, although the test folds are disjoint?
 # Answer with a letter.
 #
-# - **a.** The models of different folds share most of their training data (here 8/9 of it), so a chance
-#   preference of the tree for one shuffled label repeats across folds: the fold differences are positively
-#   correlated and $s_d^2/k$ underestimates the variance of their mean.
-# - **b.** The test folds overlap, so the same people are counted several times.
-# - **c.** A decision tree is biased against the group coded 1.
-# - **d.** With only `k` folds the t distribution is the wrong reference; a z-test would be right.
+# - **a.** The test folds overlap, so the same people are counted in several of the `k` differences of rates.
+# - **b.** The folds' models share 8/9 of their training data: a chance preference for one label recurs.
+# - **c.** A decision tree is biased against the group coded 1, so every fold favours the group coded 0.
+# - **d.** With only `k` folds the t distribution is the wrong reference distribution; a z-test would be
+#   right.
 
 # %%
 # BEGIN SOLUTION
-answer_3_4 = "a"
+answer_3_4 = "b"
 # END SOLUTION
 # STUB: answer_3_4 = ...
 check("3.4", answer_3_4)
 
 # %% [markdown] tags=["solution"]
-# **Answer 3.4 (instructor).** (a). Nadeau & Bengio (2003) inflate the variance of the mean difference from
+# **Answer 3.4 (instructor).** (b). Nadeau & Bengio (2003) inflate the variance of the mean difference from
 # $s_d^2/J$ to $(1/J + n_{test}/n_{train})\,s_d^2$; for k-fold cross-validation $n_{test}/n_{train} =
 # 1/(k-1)$.
-# (b) is false for k-fold (each person is tested once); (c) confuses chance with bias — the labels were
+# (a) is false for k-fold (each person is tested once); (c) confuses chance with bias — the labels were
 # shuffled; (d) would make the test *more* liberal. Paper B's formula is far worse than either: it lacks a
 # square root (lab 6) and rejects in more than half of the null data sets. The corrected t comes much closer
 # to α (about 0.08 with the default 300 data sets, Monte Carlo standard error about 0.016) but not exactly to
@@ -175,7 +175,7 @@ answer_3_5 = table_ii_lr.statistic_corrected
 check("3.5", answer_3_5)
 
 # %% [markdown]
-# Now all four models:
+# Now all four models (the cell waits for your check of 3.5):
 
 # %%
 table_ii = pd.DataFrame([
@@ -183,27 +183,47 @@ table_ii = pd.DataFrame([
                                                alternative="greater", alpha=alpha).to_record()}
     for model in ("lr", "lda", "rf", "xgb")
 ])
-table_ii[["model", "mean_difference", "statistic_paper_formula", "statistic_paired", "statistic_corrected",
-          "pvalue_corrected", "significant_corrected"]].round(4)
+if solved("3.5"):
+    display(table_ii[["model", "mean_difference", "statistic_paper_formula", "statistic_paired",
+                      "statistic_corrected", "pvalue_corrected", "significant_corrected"]].round(4))
 
 # %% [markdown]
 # **Exercise 3.6.** Does Table II's conclusion — White defendants receive the favourable prediction more
 # often,
 # for every model — survive the corrected t? Answer with a letter.
 #
-# - **a.** Yes, for all four models, with much smaller statistics than printed.
-# - **b.** No model: the corrected t removes every violation.
-# - **c.** Only logistic regression.
-# - **d.** It cannot be said without retraining the models.
+# - **a.** No model: the corrected t removes every one of the four violations.
+# - **b.** Only logistic regression, the model with the smallest printed statistic.
+# - **c.** Yes for all four models, with statistics far smaller than printed.
+# - **d.** It cannot be said without retraining the four models on the authors' folds.
 
 # %%
 # BEGIN SOLUTION
-answer_3_6 = "a"
+answer_3_6 = "c"
 # END SOLUTION
 # STUB: answer_3_6 = ...
 check("3.6", answer_3_6)
 
 # %% [markdown]
+# ## Try this
+#
+# Fewer folds share less training data. Estimate the paired t's false positive rate with `k = 5`, in a scratch
+# cell (40 data sets: seconds):
+#
+# ```python
+# k = 5  # every model now trains on 4/5 of the people, and two models share 3/4 of them (not 8/9)
+# rng5 = np.random.default_rng(seed)
+# paired = [fold_ttest_as_published(*null_fold_rates(rng5), alpha=alpha).significant_paired
+#           for _ in range(40)]
+# k = 10  # back to the lab's design
+# print(np.mean(paired))
+# ```
+#
+# *What to look for:* the share moves (0.15 with the default seed), but stays well above α. *Why:* the
+# training sets of two models still overlap heavily; the correlation between the fold differences, not their
+# number, is what the paired t ignores. (40 data sets give a Monte Carlo standard error of about 0.06: compare
+# with care.)
+#
 # ## What to take away
 #
 # A test is only as good as its false positive rate under the null, and you can *measure* it: simulate data

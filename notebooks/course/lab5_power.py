@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 5 — How many people do you need?
 #
-# *fairstats course, lab 5 of 6 · about 45 minutes · data: COMPAS (violent file), African-American and
+# *fairstats course, lab 5 of 9 · about 45 minutes · data: COMPAS (violent file), African-American and
 # Caucasian defendants.*
 #
 # "No significant disparity" is not "no disparity". A small audit can miss a large difference; only an
@@ -26,10 +26,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from IPython.display import display
 from statsmodels.stats.proportion import test_proportions_2indep
 
 import fairstats
-from compendium.course import check, repository_path
+from compendium.course import check, repository_path, solved
 from compendium.data.compas import filter_compas, read_compas
 
 raw = repository_path(raw_dir)
@@ -61,7 +62,7 @@ def fpr_audit(frame: pd.DataFrame, rng: int) -> pd.DataFrame:
 
 
 full = fpr_audit(two, seed)
-full
+full.drop(columns="mde")  # the MDE is exercise 5.1's: shown after its check
 
 # %% [markdown]
 # **Exercise 5.1.** With `fairstats.mde_rate_difference` (two-sided, α = `alpha`, power 0.8), compute the
@@ -77,6 +78,10 @@ answer_5_1 = fairstats.mde_rate_difference(row["nobs_a"], row["nobs_b"], row["co
 # STUB: answer_5_1 = ...
 check("5.1", answer_5_1)
 
+# %%
+if solved("5.1"):
+    display(full[["metric", "nobs_a", "nobs_b", "estimate", "mde", "verdict"]])
+
 # %% [markdown]
 # ## 2. A small audit
 #
@@ -89,14 +94,14 @@ fpr_audit(small, seed)
 # %% [markdown]
 # **Exercise 5.2.** What should this auditor report? Answer with a letter.
 #
-# - **a.** "No disparity": the difference test is not significant at every size.
-# - **b.** A disparity: the estimate is large and the test significant.
-# - **c.** "Equivalent": the difference is within ±`margin`.
-# - **d.** Inconclusive: read the verdict column, the interval and the MDE against the margin.
+# - **a.** Inconclusive: the verdict, the interval and the MDE against the margin all say so.
+# - **b.** "No disparity": the difference test is not significant, so the two rates must be the same.
+# - **c.** A disparity: the estimate is large, whatever the test says about it.
+# - **d.** "Equivalent": the estimated difference is within ±`margin` of zero.
 
 # %%
 # BEGIN SOLUTION
-answer_5_2 = "d"
+answer_5_2 = "a"
 # END SOLUTION
 # STUB: answer_5_2 = ...
 check("5.2", answer_5_2)
@@ -134,7 +139,7 @@ for _ in range(n_subsamples):
 answer_5_3 = hits / n_subsamples
 # END SOLUTION
 # STUB: answer_5_3 = ...
-check("5.3", answer_5_3, n=n_subsamples)
+check("5.3", answer_5_3, n=n_subsamples, seed=seed, size=subsample_size, alpha=alpha)
 
 # %% [markdown]
 # ## 4. Planning an audit
@@ -163,30 +168,43 @@ check("5.4", answer_5_4)
 # **Exercise 5.5.** An audit with 150 non-re-offenders per group finds an FPR difference of 0.03, p = 0.4, and
 # an equivalence p of 0.2 for the margin 0.1. What does it support? Answer with a letter.
 #
-# - **a.** The groups are treated alike.
-# - **b.** Nothing either way: the MDE at that size is well above 0.03 and the equivalence test fails too —
-#   inconclusive; a larger audit is needed.
-# - **c.** A disparity of 0.03.
-# - **d.** Equivalence, because p > 0.05.
+# - **a.** The groups are treated alike: the difference test found nothing at all, with p = 0.4 against 0.05.
+# - **b.** A disparity of 0.03, which the audit has measured.
+# - **c.** Nothing either way: the MDE at that size is far above 0.03 and the equivalence test fails too.
+# - **d.** Equivalence, because p = 0.4 is above 0.05 and the difference is within the margin of 0.1.
 
 # %%
 # BEGIN SOLUTION
-answer_5_5 = "b"
+answer_5_5 = "c"
 # END SOLUTION
 # STUB: answer_5_5 = ...
 check("5.5", answer_5_5)
 
 # %% [markdown] tags=["solution"]
-# **Answers (instructor).** 5.2: (d) — with the default seed and 200 people the FPR difference is 0.11 with
+# **Answers (instructor).** 5.2: (a) — with the default seed and 200 people the FPR difference is 0.11 with
 # p ≈ 0.08, the equivalence p ≈ 0.59 and an MDE of 0.185, well above the margin: *inconclusive*. Students
-# who answer (a) read "not significant" as "fair"; (b) looked at the estimate, not at its uncertainty.
+# who answer (b) read "not significant" as "fair"; (c) looked at the estimate, not at its uncertainty.
 # 5.3: the empirical power of an audit of 200 people is about 0.65 although the disparity in the full data
 # is about 0.155: one small audit in three would report nothing. 5.4: 920 non-re-offenders per group (the
 # normal approximation behind `mde_rate_difference`); at the observed shares of non-re-offenders (79 % of the
 # African-American and 88 % of the Caucasian defendants) that is about 1,170 and 1,050 defendants.
-# 5.5: (b); (a) and (d) are the classic misreading of a non-significant test.
+# 5.5: (c); (a) and (d) are the classic misreading of a non-significant test.
 
 # %% [markdown]
+# ## Try this
+#
+# How does the minimum detectable difference fall with the size of an audit? In a scratch cell:
+#
+# ```python
+# for m in (100, 250, 500, 1000, 2000, 4000):
+#     print(m, round(fairstats.mde_rate_difference(m, m, rate, alpha=alpha), 3),
+#           round(fairstats.mde_rate_difference(m, m, rate, alpha=alpha, power=0.9), 3))
+# ```
+#
+# *What to look for:* four times the people halve the MDE; asking for 90 % power instead of 80 % raises it by
+# about a sixth (or costs about a third more people). *Why:* the standard error of a difference of rates falls
+# like $1/\sqrt{m}$, and the MDE is $(z_{1-\alpha/2} + z_{\text{power}})$ standard errors.
+#
 # ## What to take away
 #
 # Before an audit, compute what it can detect; after it, report one of three verdicts, never "not

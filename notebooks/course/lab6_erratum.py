@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Lab 6 — Reading a paper critically
 #
-# *fairstats course, lab 6 of 6 · about 50 minutes · data: the per-fold results paper B's authors committed
+# *fairstats course, lab 6 of 9 · about 50 minutes · data: the per-fold results paper B's authors committed
 # (`data/raw/paper-b-authors/`), paper B's printed tables (`data/published/paper-b-tables.csv`) and the
 # authors' NIJ test folds (`data/raw/nij-paper-folds/`).*
 #
@@ -25,14 +25,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.course import attempt, check, repository_path, solved
 from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import authors_fold_metrics
-from compendium.course import check, repository_path
 
 raw = repository_path(raw_dir)
 published = pd.read_csv(repository_path(published_path), comment="#", dtype=str)
 table_ii = published[published["table"] == "II"]
-table_ii
+table_ii[table_ii["row"] == "Logistic Regression"]
 
 # %% [markdown]
 # ## 1. A statistic that is too large
@@ -67,27 +67,31 @@ check("6.1", answer_6_1)
 # **Exercise 6.2.** Which mistake in the formula gives exactly that factor? The pooled t is
 # $(\bar x_W - \bar x_B) / \big(s_p \sqrt{1/n_W + 1/n_B}\big)$ with $n_W = n_B = K$. Answer with a letter.
 #
-# - **a.** The square root over $1/n_W + 1/n_B$ is missing: the factor is $\sqrt{K/2}$.
-# - **b.** The variance $s_p^2$ was used instead of the standard deviation $s_p$.
-# - **c.** The paired t was used instead of the pooled t.
-# - **d.** The degrees of freedom are wrong (498 instead of 249).
+# - **a.** The variance $s_p^2$ was used instead of the standard deviation $s_p$.
+# - **b.** The paired t was used instead of the pooled t.
+# - **c.** The degrees of freedom are wrong (498 instead of 249).
+# - **d.** The square root over $1/n_W + 1/n_B$ is missing from the statistic's denominator.
 
 # %%
 # BEGIN SOLUTION
-answer_6_2 = "a"
+answer_6_2 = "d"
 # END SOLUTION
 # STUB: answer_6_2 = ...
 check("6.2", answer_6_2)
 
 # %% [markdown]
-# **Exercise 6.3.** Test your diagnosis: compute the statistic *with the mistake*, by hand with numpy from
-# `white` and `black` (pooled standard deviation with `ddof=1`), and give it. It should reproduce the printed
-# 31.76 to its printed precision.
+# **Exercise 6.3.** Test your diagnosis on another model: compute the statistic *with the mistake* for
+# **random forest** (`model == "rf"`), by hand with numpy from its per-fold rates (pooled standard deviation
+# with `ddof=1`), and give it. Then find the value Table II prints for random forest in `published` (this
+# notebook does not show it): does your diagnosis reproduce it to its printed precision?
 
 # %%
 # BEGIN SOLUTION
-sp = np.sqrt(((K - 1) * white.var(ddof=1) + (K - 1) * black.var(ddof=1)) / (2 * K - 2))
-answer_6_3 = (white.mean() - black.mean()) / (sp * (1 / K + 1 / K))
+rf = per_fold[(per_fold["model"] == "rf") & (per_fold["metric"] == "ppr")]
+white_rf = rf.loc[rf["group"] == "White", "value"].to_numpy()
+black_rf = rf.loc[rf["group"] == "Black", "value"].to_numpy()
+sp = np.sqrt(((K - 1) * white_rf.var(ddof=1) + (K - 1) * black_rf.var(ddof=1)) / (2 * K - 2))
+answer_6_3 = (white_rf.mean() - black_rf.mean()) / (sp * (1 / K + 1 / K))
 # END SOLUTION
 # STUB: answer_6_3 = ...
 check("6.3", answer_6_3)
@@ -96,19 +100,27 @@ check("6.3", answer_6_3)
 # ### What the compendium found
 #
 # The compendium's `fold_ttest_as_published` sets the paper's formula beside the library's correct tests
-# (`fairstats.fold_ttest`), so the erratum can be computed:
+# (`fairstats.fold_ttest`), so the erratum can be computed (the cell waits for your checks of 6.1 and 6.3):
 
 # %%
-res = fold_ttest_as_published(white, black, alternative="greater")
-print(f"paper's formula t = {res.statistic_paper_formula:.3f} (printed 31.76) = sqrt(K/2) x pooled t "
-      f"{res.statistic_pooled:.3f}; sqrt(K/2) = {np.sqrt(K / 2):.3f}")
-print(f"corrected resampled t = {res.statistic_corrected:.3f} on {res.df_corrected:.0f} df, "
-      f"p = {res.pvalue_corrected:.3g}")
+if solved("6.1", "6.3"):
+    for model, label in (("lr", "Logistic Regression"), ("rf", "Random Forest")):
+        rates = per_fold[(per_fold["model"] == model) & (per_fold["metric"] == "ppr")]
+        res = fold_ttest_as_published(rates.loc[rates["group"] == "White", "value"].to_numpy(),
+                                      rates.loc[rates["group"] == "Black", "value"].to_numpy(),
+                                      alternative="greater")
+        printed_t = table_ii.loc[(table_ii["row"] == label) & (table_ii["column"] == "Test Statistic"),
+                                 "published"].iloc[0]
+        print(f"{model}: paper's formula t = {res.statistic_paper_formula:.3f} (printed {printed_t}) = "
+              f"sqrt(K/2) x pooled t {res.statistic_pooled:.3f}; corrected resampled t = "
+              f"{res.statistic_corrected:.3f} on {res.df_corrected:.0f} df, p = {res.pvalue_corrected:.3g}")
+    print(f"sqrt(K/2) = {np.sqrt(K / 2):.3f}")
 
 # %% [markdown]
-# The printed statistic is $\sqrt{K/2} = 11.2$ times the pooled t: the square root is missing, every
-# fold-based statistic of Tables II–X is inflated by the same factor, and the pooled t itself treats the folds
-# as independent (lab 3). Here the disparity survives the corrected t; for Tables VIII–X, not always.
+# The printed statistic is the pooled t times $\sqrt{K/2}$ (exercise 6.1's ratio): the square root is
+# missing, every fold-based statistic of Tables II–X is inflated by the same factor, and the pooled t itself
+# treats the folds as independent (lab 3). Here the disparity survives the corrected t; for Tables VIII–X, not
+# always.
 #
 # ## 2. A distance that does not measure anything
 #
@@ -131,30 +143,33 @@ print(f"{numeric.shape[1]} numeric features; {len(pairs)} pairs")
 
 # %% [markdown]
 # **Exercise 6.4.** Write `authors_distance(x, y)` as described (`np.cov(np.vstack([x, y]), rowvar=False)`,
-# `np.linalg.pinv`) and give the distance of the **first** pair. Then print it for all pairs: what do you see?
+# `np.linalg.pinv`). The cell gives the distance of the **first** pair to the check (through `attempt`, so
+# that an error in your function reaches the check, which explains it), then prints it for all pairs: what do
+# you see?
 
 # %%
-# BEGIN SOLUTION
 def authors_distance(x: np.ndarray, y: np.ndarray) -> float:
+    # BEGIN SOLUTION
     V = np.cov(np.vstack([x, y]), rowvar=False)
     e = x - y
     return float(np.sqrt(e @ np.linalg.pinv(V) @ e))
+    # END SOLUTION
+    # STUB: return ...  # the distance of x and y
 
 
-print([round(authors_distance(x, y), 6) for x, y in pairs])
-answer_6_4 = authors_distance(*pairs[0])
-# END SOLUTION
-# STUB: answer_6_4 = ...
+answer_6_4 = attempt(authors_distance, *pairs[0])
 check("6.4", answer_6_4)
+print([attempt(authors_distance, x, y) for x, y in pairs])
 
 # %% [markdown]
 # **Exercise 6.5.** What follows for the paper's "nearest other-race neighbour"? Answer with a letter.
 #
-# - **a.** Nothing: the distance is a proper Mahalanobis distance.
-# - **b.** Every pair of distinct people is at the same distance ($V$ has rank one), so the "nearest"
-#   neighbour is decided by floating-point rounding: in effect a random other-race person.
-# - **c.** People of the same race are always nearer.
-# - **d.** The distance is too large because the features are not standardised.
+# - **a.** Nothing: the distance is a proper Mahalanobis distance, and the nearest neighbour is a meaningful
+#   one.
+# - **b.** All pairs of distinct people are equally far apart ($V$ has rank one): rounding picks the
+#   "nearest".
+# - **c.** People of the same race are always nearer to each other than to anybody of the other race.
+# - **d.** The distances are too large, because the features were not standardised before the comparison.
 
 # %%
 # BEGIN SOLUTION
@@ -173,6 +188,26 @@ check("6.5", answer_6_5)
 # pair (the check accepts 0.1 %), and that error is what the authors' search picks the "nearest" person by.
 
 # %% [markdown]
+# ## Try this
+#
+# Is the factor the same for every model of Table II? In a scratch cell:
+#
+# ```python
+# models = {"lr": "Logistic Regression", "lda": "Linear Discriminant Analysis", "rf": "Random Forest",
+#           "xgb": "Gradient Boosting"}
+# for model, label in models.items():
+#     rates = per_fold[(per_fold["model"] == model) & (per_fold["metric"] == "ppr")]
+#     w = rates.loc[rates["group"] == "White", "value"].to_numpy()
+#     b = rates.loc[rates["group"] == "Black", "value"].to_numpy()
+#     printed_t = float(table_ii.loc[(table_ii["row"] == label) & (table_ii["column"] == "Test Statistic"),
+#                                    "published"].iloc[0])
+#     print(model, round(printed_t / stats.ttest_ind(w, b).statistic, 3))
+# ```
+#
+# *What to look for:* the same ratio for all four models, up to the rounding of the print. *Why:* a factor
+# that does not depend on the data is a formula's, not the data's: that is how the ratio of exercise 6.1
+# diagnoses the mistake.
+#
 # ## What to take away
 #
 # Recompute before you trust: a printed number, the raw values behind it and a ratio between the two found

@@ -3,7 +3,7 @@
 Statistical fairness tests: the equal confusion test, fold-based tests with the corrected t, calibration,
 McNemar mid-p, fairness through awareness, bootstrap intervals, multiplicity control, equivalence tests with
 the minimum detectable disparity and three-way verdicts, impact ratios under the four-fifths rule and NYC
-Local Law 144, and the audit of predictions,
+Local Law 144, model against model (the paired change of each disparity), and the audit of predictions,
 in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditing`) or as the
 ``fairstats audit`` command. Public API below; each module documents its functions. The papers' compendium
 (``src/compendium``) uses this API and is not part of the library.
@@ -18,6 +18,7 @@ from fairstats.calibration import CalibrationIndependenceResult, CalibrationResu
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
+from fairstats.disparity_change import CHANGE_METRICS, CHANGE_VERDICTS, DISPARITY_CHANGE_COLUMNS, DisparityChangeResult, disparity_change, disparity_change_verdicts, fold_disparity_change  # noqa: E501, F401, I001
 from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
@@ -25,7 +26,8 @@ from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY
 from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate, rate_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
+from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate  # noqa: E501, F401, I001
+from fairstats.sequences import rate_confidence_sequence, rate_difference_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
 from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
 from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
@@ -82,6 +84,8 @@ __all__ = [
     "calibration_test",
     "CalibrationIndependenceResult",
     "CalibrationResult",
+    "CHANGE_METRICS",
+    "CHANGE_VERDICTS",
     "confusion_counts",
     "confusion_parity_error",
     "confusion_ratios",
@@ -99,7 +103,11 @@ __all__ = [
     "DEFAULT_MARGIN_RATIO",
     "DEFAULT_MARGIN_V",
     "DEFAULT_POWER",
+    "disparity_change",
+    "DISPARITY_CHANGE_COLUMNS",
+    "disparity_change_verdicts",
     "DisparityBootstrapResult",
+    "DisparityChangeResult",
     "EmptyBinWarning",
     "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
@@ -111,6 +119,7 @@ __all__ = [
     "fairness_through_awareness",
     "FairnessMonitor",
     "fold_disparity",
+    "fold_disparity_change",
     "fold_equivalence",
     "fold_ttest",
     "FoldDisparityResult",
@@ -148,6 +157,7 @@ __all__ = [
     "OutcomeTestsResult",
     "paired_table",
     "rate_confidence_sequence",
+    "rate_difference_confidence_sequence",
     "rate_difference_e_value",
     "rate_equivalence",
     "REAL_WITHIN_MARGIN",
@@ -158,8 +168,8 @@ __all__ = [
     "RegressionTestsResult",
     "roc_curves",
     "score_bins",
-    "SCORE_DISTRIBUTION_TESTS",
     "score_distribution_tests",
+    "SCORE_DISTRIBUTION_TESTS",
     "SCORE_TEST_COLUMNS",
     "score_tests",
     "ScoreDistributionResult",

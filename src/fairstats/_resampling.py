@@ -250,27 +250,36 @@ def interval_levels(
     return probs, method
 
 
+def _linear_quantiles(values: np.ndarray, probs) -> np.ndarray:
+    """``scipy.stats.quantile(values, probs)`` (its default ``"linear"`` rule, Hyndman and Fan's type 7) from
+    the two order statistics each level needs (``np.partition``) instead of a sort of the resamples: scipy's
+    operations on the same order statistics, so the same floats (tested); ``values`` finite, not empty."""
+    n = float(values.size)
+    p = np.asarray(probs, dtype=float)
+    jg = p * n + (1 - p)
+    jp1 = jg // 1
+    j = jp1 - 1
+    g = np.where(j < 0, 0.0, jg % 1)
+    j, jp1 = np.clip(j, 0.0, n - 1).astype(np.int64), np.clip(jp1, 0.0, n - 1).astype(np.int64)
+    ordered = np.partition(values, np.unique(np.concatenate([j, jp1])))
+    return (1 - g) * ordered[j] + g * ordered[jp1]
+
+
 def interval_ends(
     estimates: Sequence[float],
     boots: Sequence[np.ndarray],
     levels: Sequence[tuple[float, float] | None],
     method: str,
 ) -> list[tuple[float, float]]:
-    """Ends of each interval: ``scipy.stats.quantile`` of each resample column at its two levels (NaN where
-    the levels are ``None``), reflected for ``"basic"``. The columns go to scipy in one call, as rows padded
-    with NaN and ``nan_policy="omit"``: the same numbers as one call per column (the formula is elementwise;
-    tested), without scipy's per-call cost for every metric of every comparison of an audit."""
+    """Ends of each interval: the quantiles of each resample column at its two levels as
+    ``scipy.stats.quantile`` computes them (:func:`_linear_quantiles`; NaN where the levels are ``None``),
+    reflected for ``"basic"``."""
     nan = float("nan")
     ends = [(nan, nan)] * len(boots)
-    todo = [i for i, probs in enumerate(levels) if probs is not None]
-    if not todo:
-        return ends
-    x = np.full((len(todo), max(boots[i].size for i in todo)), np.nan)
-    for row, i in enumerate(todo):
-        x[row, : boots[i].size] = boots[i]
-    q = stats.quantile(x, np.asarray([levels[i] for i in todo]), axis=-1, nan_policy="omit")
-    for row, i in enumerate(todo):
-        low, high = float(q[row, 0]), float(q[row, 1])
+    for i, probs in enumerate(levels):
+        if probs is None:
+            continue
+        low, high = (float(v) for v in _linear_quantiles(boots[i], probs))
         if method == "basic":
             low, high = 2 * estimates[i] - high, 2 * estimates[i] - low
         ends[i] = (low, high)

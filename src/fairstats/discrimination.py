@@ -23,6 +23,7 @@ from scipy import stats
 
 from fairstats._result import Result
 from fairstats._score_input import ScoreCounts, labels_iv, reference_iv, score_counts_iv
+from fairstats._small import MIN_NORMAL, size_reason
 from fairstats._validation import level_iv
 from fairstats.equivalence import DEFAULT_MARGIN, positive_margin_iv, z_equivalence
 from fairstats.multiplicity import three_way_verdicts
@@ -286,8 +287,10 @@ def auc_tests(
     Warns
     -----
     UndefinedTestWarning
-        A comparison whose variance is undefined or zero (fewer than 2 positives or negatives in a group, or
-        both AUCs exactly 0 or 1): its p-value is NaN, its verdict ``undefined`` with a reason.
+        A comparison with fewer than 20 positives or 20 negatives in a group (the z test does not hold its
+        size there: 18 % at 5 % with 3 positives and 12 negatives against 200 and 800), or whose variance
+        is zero (both AUCs exactly 0 or 1): its p-value is NaN, its verdict ``undefined``, the reason naming
+        the group and its count. The groups' AUCs and intervals are still given.
 
     Notes
     -----
@@ -342,12 +345,18 @@ def _auc_tests(counted: ScoreCounts, ref, alternative, alpha, confidence_level, 
         estimate = a.auc - b.auc
         se = float(np.sqrt(a.variance + b.variance))
         reason = ""
-        if not np.isfinite(se):
+        small = [(count, what, name) for name, r in ((g, a), (ref, b))
+                 for count, what in ((r.n_pos, "positives"), (r.n_neg, "negatives")) if count < MIN_NORMAL]
+        if small:  # the smallest count, the group's own (or the reference's, named as such)
+            reason = size_reason(*min(small, key=lambda s: s[0]),
+                                 "DeLong's normal approximation does not hold its size")
+        elif not np.isfinite(se):
             reason = "fewer than 2 positives or 2 negatives in a group: no DeLong variance"
         elif se == 0:
             reason = "zero DeLong variance in both groups (each AUC is 0 or 1)"
-        z = estimate / se if not reason else float("nan")
-        p = _z_pvalue(z, alternative)
+        # the statistic is shown where it exists; a group too small for the normal has no p-value
+        z = estimate / se if np.isfinite(se) and se > 0 else float("nan")
+        p = _z_pvalue(z, alternative) if not reason else float("nan")
         if reason:
             message = f"auc {g!r} vs {ref!r}: test undefined, {reason}"
             warnings.warn(UndefinedTestWarning(message), stacklevel=3)

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from fairstats._memo import remembered
-from fairstats._proportions import score_confint, score_tost
+from fairstats._proportions import score_confint, score_confints, score_tosts
 from fairstats._result import Result
 from fairstats._validation import level_iv
 from fairstats._warnings import EquivalenceUndefinedWarning
@@ -241,46 +241,137 @@ def rate_equivalence(
     )
 
 
-@remembered
-def _rate_equivalence(
-    count_a, nobs_a, count_b, nobs_b, margin, margin_ratio, alpha, power, alternative
-) -> EquivalenceResult:
-    """:func:`rate_equivalence` with its options checked. Remembered (:mod:`fairstats._memo`; the result
-    is frozen): an audit of many small groups asks the same question for every group with the same counts,
-    and each answer costs three statsmodels root searches."""
+#: What statsmodels' TOST raises where it cannot test (tiny groups, rates of 0 or 1).
+_TOST_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError)
+#: The columns of :func:`rate_equivalence_many`, in :class:`EquivalenceResult`'s names.
+RATE_EQUIVALENCE_COLUMNS = ("estimate", "margin_low", "margin_high", "pvalue_low", "pvalue_high", "pvalue",
+                            "ci_low", "ci_high", "mde", "method", "reason")  # fmt: skip
+
+
+def rate_equivalence_many(
+    count_a: ArrayLike,
+    nobs_a: ArrayLike,
+    count_b: ArrayLike,
+    nobs_b: ArrayLike,
+    *,
+    margin: float,
+    margin_ratio: float | None,
+    alpha: ArrayLike,
+    power: float,
+    alternative: str = "two-sided",
+) -> dict[str, np.ndarray]:
+    """:func:`rate_equivalence` of many comparisons at once (options checked by the caller, no warnings;
+    ``alpha`` one level or one per comparison): one array per column of :data:`RATE_EQUIVALENCE_COLUMNS`
+    (``method`` and ``reason`` of text, ``reason`` "" where the test is defined), the same numbers as one call
+    per comparison.
+
+    The TOST is statsmodels' ``tost_proportions_2indep`` on the arrays, the interval
+    :func:`fairstats._proportions.score_confints` (Koopman's closed form of the ratio one comparison at a
+    time), the ``mde`` :func:`fairstats.power.mde_rate_difference` on the arrays.
+    """
+    count_a, nobs_a, count_b, nobs_b, alpha = (
+        v.ravel() for v in np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in
+                                                 (count_a, nobs_a, count_b, nobs_b, alpha)))
+    )  # fmt: skip
+    k = count_a.size
     compare = "diff" if margin_ratio is None else "ratio"
     low, high = (-margin, margin) if margin_ratio is None else (margin_ratio, 1.0 / margin_ratio)
     scale = "difference" if compare == "diff" else "ratio"
     method = f"TOST, two one-sided score tests of the {scale} (statsmodels tost_proportions_2indep)"
+    nan = np.full(k, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate_a = float(count_a) / float(nobs_a) if nobs_a > 0 else float("nan")
-        rate_b = float(count_b) / float(nobs_b) if nobs_b > 0 else float("nan")
-        estimate = rate_a - rate_b if compare == "diff" else np.float64(rate_a) / np.float64(rate_b)
-    mde = mde_rate_difference(nobs_a, nobs_b, rate_b, alpha=alpha, power=power, alternative=alternative)
-    if not (nobs_a > 0 and nobs_b > 0):
-        reason = f"no case in the denominator of group {'a' if not nobs_a > 0 else 'b'}"
-        return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
-    if compare == "ratio" and count_b == 0:
-        return _undefined(scale, estimate, low, high, alpha, mde, power, method, "ratio undefined: p_b = 0")
-    four = (count_a, nobs_a, count_b, nobs_b)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            p_low, p_high, p_tost = score_tost(*four, low, high, compare)
-    except (ValueError, ZeroDivisionError, FloatingPointError, np.linalg.LinAlgError) as err:
-        reason = f"statsmodels tost_proportions_2indep failed: {err}".replace("\n", " ")
-        return _undefined(scale, estimate, low, high, alpha, mde, power, method, reason)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            ci = score_confint(*four, compare, 2 * alpha)
-    except (ValueError, ZeroDivisionError, FloatingPointError) as err:
-        # The test stands; only its interval is missing (statsmodels' root finder fails near 0 or 1).
-        ci = (float("nan"), float("nan"))
-        method += f"; interval undefined ({err})".replace("\n", " ")
-    if not np.isfinite(p_tost):
-        return _undefined(scale, estimate, low, high, alpha, mde, power, method, "score test p-value is NaN")
-    return _defined(scale, estimate, low, high, p_low, p_high, ci, alpha, mde, power, method)
+        rate_a = np.where(nobs_a > 0, count_a / nobs_a, np.nan)
+        rate_b = np.where(nobs_b > 0, count_b / nobs_b, np.nan)
+        estimate = rate_a - rate_b if compare == "diff" else rate_a / rate_b
+    out = {
+        "estimate": estimate,
+        "margin_low": np.full(k, float(low)),
+        "margin_high": np.full(k, float(high)),
+        "pvalue_low": nan.copy(),
+        "pvalue_high": nan.copy(),
+        "pvalue": nan.copy(),
+        "ci_low": nan.copy(),
+        "ci_high": nan.copy(),
+        "mde": nan.copy(),
+        "method": np.full(k, method, dtype=object),
+        "reason": np.full(k, "", dtype=object),
+    }  # fmt: skip
+    for level in np.unique(alpha):
+        at = alpha == level
+        out["mde"][at] = mde_rate_difference(nobs_a[at], nobs_b[at], rate_b[at], alpha=float(level),
+                                             power=power, alternative=alternative)  # fmt: skip
+    reason = out["reason"]
+    reason[~(nobs_b > 0)] = "no case in the denominator of group b"
+    reason[~(nobs_a > 0)] = "no case in the denominator of group a"
+    if compare == "ratio":
+        reason[(reason == "") & (count_b == 0)] = "ratio undefined: p_b = 0"
+    todo = np.flatnonzero(reason == "")
+    if not todo.size:
+        return out
+    four = [v[todo] for v in (count_a, nobs_a, count_b, nobs_b)]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            p_low, p_high, p_tost = score_tosts(*four, low, high, compare)
+        except _TOST_ERRORS:  # which comparisons statsmodels refuses: one at a time
+            p_low, p_high, p_tost = (np.full(todo.size, np.nan) for _ in range(3))
+            for j in range(todo.size):
+                try:
+                    p_low[j], p_high[j], p_tost[j] = (float(x[0]) for x in score_tosts(
+                        *(v[j : j + 1] for v in four), low, high, compare))  # fmt: skip
+                except _TOST_ERRORS as err:
+                    reason[todo[j]] = f"statsmodels tost_proportions_2indep failed: {err}".replace("\n", " ")
+            refused = reason[todo] != ""
+            todo, four = todo[~refused], [v[~refused] for v in four]
+            p_low, p_high, p_tost = p_low[~refused], p_high[~refused], p_tost[~refused]
+        if compare == "diff":
+            ci_low, ci_high, failed = score_confints(*four, 2 * alpha[todo])
+        else:  # Koopman's interval in closed form, one comparison at a time
+            ci_low, ci_high, failed = np.full(todo.size, np.nan), np.full(todo.size, np.nan), []
+            failed = np.full(todo.size, "", dtype=object)
+            for j in range(todo.size):
+                try:
+                    ci_low[j], ci_high[j] = score_confint(*(v[j] for v in four), compare, 2 * alpha[todo[j]])
+                except (ValueError, ZeroDivisionError, FloatingPointError) as err:
+                    failed[j] = str(err)
+    # the test stands where only its interval is missing (statsmodels' root finder fails near 0 or 1)
+    texts = out["method"]
+    for j in np.flatnonzero(failed != ""):
+        texts[todo[j]] = f"{method}; interval undefined ({failed[j]})".replace("\n", " ")
+    defined = np.isfinite(p_tost)
+    reason[todo[~defined]] = "score test p-value is NaN"
+    keep = todo[defined]
+    out["pvalue_low"][keep], out["pvalue_high"][keep] = p_low[defined], p_high[defined]
+    out["pvalue"][keep] = np.fmax(p_low[defined], p_high[defined])
+    out["ci_low"][keep], out["ci_high"][keep] = ci_low[defined], ci_high[defined]
+    return out
+
+
+def _result_of(columns: dict[str, np.ndarray], i: int, alpha: float, power: float) -> EquivalenceResult:
+    """Comparison ``i`` of :func:`rate_equivalence_many` as an :class:`EquivalenceResult` (an undefined one
+    with its :class:`EquivalenceUndefinedWarning`)."""
+    c = {name: columns[name][i] for name in RATE_EQUIVALENCE_COLUMNS}
+    scale = "difference" if "of the difference" in c["method"] else "ratio"
+    if c["reason"]:
+        return _undefined(scale, c["estimate"], c["margin_low"], c["margin_high"], alpha, c["mde"], power,
+                          c["method"], c["reason"])  # fmt: skip
+    ci = (c["ci_low"], c["ci_high"])
+    return _defined(scale, c["estimate"], c["margin_low"], c["margin_high"], c["pvalue_low"],
+                    c["pvalue_high"], ci, alpha, c["mde"], power, c["method"])  # fmt: skip
+
+
+@remembered
+def _rate_equivalence(
+    count_a, nobs_a, count_b, nobs_b, margin, margin_ratio, alpha, power, alternative
+) -> EquivalenceResult:
+    """:func:`rate_equivalence` with its options checked: :func:`rate_equivalence_many` of one comparison.
+    Remembered (:mod:`fairstats._memo`; the result is frozen): a caller that asks comparison by comparison
+    (the decision levels) asks the same question for every group with the same counts."""
+    columns = rate_equivalence_many(
+        count_a, nobs_a, count_b, nobs_b, margin=margin, margin_ratio=margin_ratio, alpha=alpha, power=power,
+        alternative=alternative,
+    )  # fmt: skip
+    return _result_of(columns, 0, alpha, power)
 
 
 def t_equivalence(

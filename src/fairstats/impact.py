@@ -21,13 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from fairstats._proportions import fisher_test, pooled_z_test, ratio_score, ratio_score_interval
+from fairstats._best import FOUR_FIFTHS, best_intervals, family_holm, n_to_decide, selections_to_reverse
+from fairstats._proportions import fisher_test, pooled_z_test, ratio_score_interval
 from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
 from fairstats._warnings import ImpactRatioUndefinedWarning
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
-from fairstats.multiplicity import adjust_pvalues
 
 __all__ = [
     "BELOW",
@@ -42,9 +42,6 @@ __all__ = [
     "impact_ratios",
 ]
 
-#: The four-fifths threshold of the Uniform Guidelines (29 CFR 1607.4(D)); exact comparisons of counts use
-#: integers (``5 x n_r < 4 x_r n``), not this float.
-FOUR_FIFTHS = 0.8
 #: The whole (family-level) interval of the impact ratio is below 0.8.
 BELOW = "below 4/5"
 #: The whole (family-level) interval is at or above 0.8.
@@ -60,7 +57,6 @@ UNKNOWN_CATEGORY = "unknown"
 
 _SELECTED = "__fairstats_selected__"
 _TIED = "__fairstats_tied__"
-_LARGEST_FACTOR = 2.0**40  # n_to_decide: a data set 10^12 times larger decides any ratio not exactly 0.8
 
 COLUMNS = (
     "grouping", "category", "role", "n", "share", "selected", "selection_rate", "ties_at_median", "reference",
@@ -84,7 +80,8 @@ class ImpactRatiosResult(Result):
         ``selected`` (people selected, or scoring above the median), ``selection_rate`` (the selection or
         scoring rate, see ``rate``), ``ties_at_median`` (people whose score equals the median; scoring rate
         only), ``reference`` and ``reference_rate`` (the comparison category), ``impact_ratio``,
-        ``impact_ratio_ci_low``, ``impact_ratio_ci_high`` and ``ci_level`` (the family-level score interval),
+        ``impact_ratio_ci_low``, ``impact_ratio_ci_high`` and ``ci_level`` (the family-level interval; with
+        ``reference="max"`` of the ratio to the truly most selected category, the reference's row too),
         ``four_fifths`` (one of :data:`FOUR_FIFTHS_VERDICTS` for a compared category, empty otherwise),
         ``ratio_below_four_fifths`` (the plain reading of the point estimate), ``z_statistic``, ``z_pvalue``,
         ``z_pvalue_holm``, ``fisher_pvalue``, ``fisher_pvalue_holm``, ``shortfall``,
@@ -98,7 +95,8 @@ class ImpactRatiosResult(Result):
         Family-wise level: Holm's adjustment and the Bonferroni intervals over the ``family_size``
         comparisons.
     family_size : int
-        Number of categories compared (with a defined ratio) over all groupings.
+        Comparisons over all groupings: each category against a named reference; with ``reference="max"``
+        every pair of the grouping's categories (``k (k - 1) / 2`` for ``k`` categories).
     confidence_level : float
         Level of each interval, ``1 - alpha / family_size``.
     scoring_rate : bool
@@ -141,55 +139,6 @@ class ImpactRatiosResult(Result):
 # --------------------------------------------------------------------------------------------------------
 # the interval and the tests of one comparison
 # --------------------------------------------------------------------------------------------------------
-
-
-def _decided(count1, nobs1, count2, nobs2, z, below: bool) -> bool:
-    """Whether the interval at ``z`` lies wholly on one side of 0.8 (below when ``below``)."""
-    statistic = ratio_score(count1, nobs1, count2, nobs2, FOUR_FIFTHS)
-    return statistic < -z if below else statistic > z
-
-
-def _n_to_decide(count1, nobs1, count2, nobs2, alpha: float) -> float:
-    """Smallest size of the category that decides an inconclusive verdict, the rates and the ratio of the
-    two sizes kept (both samples scaled by one factor); NaN when the ratio is exactly 0.8."""
-    from scipy import stats
-
-    if 5 * count1 * nobs2 == 4 * nobs1 * count2:  # exactly four fifths (integer counts)
-        return float("nan")
-    below = 5 * count1 * nobs2 < 4 * nobs1 * count2
-    z = float(stats.norm.isf(alpha / 2))
-
-    def decides(people: float) -> bool:
-        k = people / nobs1
-        return _decided(count1 * k, nobs1 * k, count2 * k, nobs2 * k, z, below)
-
-    high = float(nobs1)
-    while not decides(high):
-        high *= 2
-        if high > nobs1 * _LARGEST_FACTOR:
-            return float("nan")
-    low = high / 2 if high > nobs1 else float(nobs1)
-    low, high = math.floor(low), math.ceil(high)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if decides(float(middle)):
-            high = middle
-        else:
-            low = middle
-    return float(high)
-
-
-def _to_reverse(count1: int, nobs1: int, count2: int, nobs2: int) -> int:
-    """Fewest selections changed in the category (added when its ratio is below 4/5, removed when it is at
-    or above) that move its ratio to the other side of four fifths, the comparison rate kept.
-
-    In integers: four fifths of the comparison rate is :math:`t / (5 n_r)` selections with
-    :math:`t = 4 x_r n`; below it, :math:`\\lceil (t - 5 n_r x) / (5 n_r) \\rceil` are missing; at or above,
-    :math:`\\lfloor (5 n_r x - t) / (5 n_r) \\rfloor + 1` removed make it below."""
-    gap = 4 * count2 * nobs1 - 5 * nobs2 * count1
-    if gap > 0:
-        return -(-gap // (5 * nobs2))
-    return (-gap) // (5 * nobs2) + 1
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -497,8 +446,9 @@ def impact_ratios(
         declared values); a value found in the data but not declared (nor unknown) is an error. A pandas
         categorical column declares its categories itself.
     alpha : float, default 0.05
-        Family-wise level: each interval is at ``1 - alpha / m`` (Bonferroni over the ``m`` categories
-        compared, over all groupings), the verdicts read from it, and Holm's adjustment of the p-values.
+        Family-wise level: each interval is at ``1 - alpha / m`` (Bonferroni over the ``m`` comparisons of
+        all groupings; with ``reference="max"`` every pair of categories), the verdicts read from it, and
+        Holm's adjustment of the p-values over the same comparisons.
 
     Returns
     -------
@@ -546,8 +496,13 @@ def impact_ratios(
     rate; ``selections_to_reverse`` the fewest of its people whose decision, changed, moves the ratio to the
     other side of 0.8 (added selections when below, removed when at or above; the comparison rate kept), and
     ``reversed_by_one`` whether one suffices (the Uniform Guidelines' "small numbers" caution).
-    The reference category itself has ``impact_ratio`` 1 and no test. When the most selected category is
-    chosen from the data (``reference="max"``), each interval is conditional on that choice.
+    The reference category itself has ``impact_ratio`` 1 and no test. With ``reference="max"`` the data choose
+    the reference, and intervals against it would miss more often than α says (five equal categories: 0.10 at
+    α = 0.05). The score intervals of every pair of categories are taken instead (Bonferroni over the pairs),
+    and each category's interval, the reference's too, is :math:`[\min_h L_{gh}, \min(1, \min_h U_{gh})]`:
+    it covers :math:`p_g / \max_h p_h`, the ratio to the truly most selected category, for every category
+    at once with probability at least 1 − α (Hsu 1996, Ch. 4; ``fairstats._best``). ``n_to_decide`` then
+    grows all categories alike; the z and Fisher p-values are Holm-adjusted over all the pairs.
 
     References
     ----------
@@ -557,7 +512,8 @@ def impact_ratios(
     Selection Procedures, 29 CFR 1607.4(D) (the four-fifths rule). O. Miettinen, M. Nurminen, "Comparative
     analysis of two rates", Statistics in Medicine 4(2), 213-226, 1985; P. A. R. Koopman, "Confidence
     intervals for the ratio of two binomial proportions", Biometrics 40(2), 513-517, 1984; J. Nam,
-    Biometrics 51(4), 1517-1524, 1995; S. Holm, Scand. J. Statist. 6, 65-70, 1979.
+    Biometrics 51(4), 1517-1524, 1995; S. Holm, Scand. J. Statist. 6, 65-70, 1979; J. C. Hsu, *Multiple
+    Comparisons*, Chapman & Hall 1996, Ch. 4.
 
     Examples
     --------
@@ -624,10 +580,11 @@ def impact_ratios(
         )
     frame = pd.DataFrame(rows)
     compared = (frame["role"] == "compared") & frame["impact_ratio"].notna()
-    m = int(compared.sum())
+    data_chosen = {name: references[name] == "max" for name in chosen}
+    m = _family_size(frame, compared, data_chosen)
     level = 1 - alpha / m if m else 1 - alpha
-    frame = _compare(frame, compared, alpha / m if m else alpha, level)
-    frame = _holm(frame, compared, alpha)
+    frame, pairs = _compare(frame, compared, data_chosen, alpha / m if m else alpha, level)
+    frame = family_holm(frame, compared, pairs, alpha)
     frame = frame[list(COLUMNS)]
     for column in ("n", "selected"):
         frame[column] = frame[column].astype(np.int64)
@@ -640,9 +597,12 @@ def impact_ratios(
         + ("most selected category" if all(r == "max" for r in references.values()) else "reference category")
         + "); interval: Miettinen-Nurminen score interval of a ratio of two independent proportions "
         f"(statsmodels score_test_proportions_2indep, inverted), {level:.6g} each = Bonferroni over {m} "
-        f"comparison(s) at family level {1 - alpha:g}; four-fifths verdict (29 CFR 1607.4(D)) from that "
-        "interval; z: pooled two-proportion z test (statsmodels proportions_ztest); Fisher: scipy "
-        "fisher_exact, two-sided; Holm over the family"
+        f"comparison(s) at family level {1 - alpha:g}"
+        + ("; the most selected category chosen from the data: every pair of categories compared, each "
+           "category's interval for its ratio to the truly most selected one deduced from them (Hsu 1996, "
+           "Ch. 4)" if any(data_chosen.values()) else "")
+        + "; four-fifths verdict (29 CFR 1607.4(D)) from that interval; z: pooled two-proportion z test "
+        "(statsmodels proportions_ztest); Fisher: scipy fisher_exact, two-sided; Holm over the family"
     )
     return ImpactRatiosResult(
         table=frame.reset_index(drop=True),
@@ -682,7 +642,7 @@ def _grouping_rows(rows, name, categories, reference, total, min_share, scoring_
         })
     candidates = [r for r in base if r["role"] == "compared"]
     if reference == "max":
-        from fractions import Fraction
+        from fractions import Fraction  # (the import of fairstats stays light)
 
         ref = max(candidates, key=lambda r: Fraction(r["selected"], r["n"]), default=None)
     else:
@@ -730,9 +690,38 @@ def _grouping_rows(rows, name, categories, reference, total, min_share, scoring_
     return None if ref is None or undefined_why else ref["category"]
 
 
-def _compare(frame, compared, alpha_each, level):
-    """The interval, verdict, tests and practical checks of each compared category with a ratio."""
+def _candidates(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The rows of grouping ``name`` that take part in its ratios: the compared categories and the reference,
+    when the grouping's ratios are defined."""
+    part = frame[(frame["grouping"] == name) & frame["role"].isin(["compared", "reference"])]
+    return part[part["impact_ratio"].notna()]
+
+
+def _family_size(frame: pd.DataFrame, compared: pd.Series, data_chosen: dict[str, bool]) -> int:
+    """Intervals in the Bonferroni family: each compared category against a named reference; every pair of
+    categories of a grouping whose reference is the most selected one, chosen from the data."""
+    m = 0
+    for name, chosen in data_chosen.items():
+        if chosen:
+            k = len(_candidates(frame, name))
+            m += k * (k - 1) // 2
+        else:
+            m += int((compared & (frame["grouping"] == name)).sum())
+    return m
+
+
+def _compare(frame, compared, data_chosen, alpha_each, level):
+    """The interval, verdict, tests and practical checks of each compared category with a ratio; and the
+    pairs' p-values of the groupings whose reference was chosen from the data (for Holm)."""
     nan = float("nan")
+    best = {}
+    pairs = []
+    for name, chosen in data_chosen.items():
+        part = _candidates(frame, name)
+        if chosen and len(part) > 1:
+            intervals, to_decide, pvalues = best_intervals(part, alpha_each)
+            best.update({(name, g): (intervals[g], to_decide[g]) for g in intervals})
+            pairs += [(name, *p) for p in pvalues]
     new = {c: [] for c in ("impact_ratio_ci_low", "impact_ratio_ci_high", "ci_level", "four_fifths",
                             "ratio_below_four_fifths", "z_statistic", "z_pvalue", "fisher_pvalue",
                             "shortfall", "selections_to_reverse", "reversed_by_one", "n_to_decide")}
@@ -742,9 +731,17 @@ def _compare(frame, compared, alpha_each, level):
                 new[c].append(row.four_fifths if c == "four_fifths" else (pd.NA if c in (
                     "selections_to_reverse", "reversed_by_one", "n_to_decide", "ratio_below_four_fifths")
                     else nan))
+            if row.role == "reference" and (row.grouping, row.category) in best:
+                (low, high), _ = best[(row.grouping, row.category)]
+                new["impact_ratio_ci_low"][-1], new["impact_ratio_ci_high"][-1] = low, high
+                new["ci_level"][-1] = level
             continue
         x, n, xr, nr = int(row.selected), int(row.n), int(row.count_ref), int(row.n_ref)
-        low, high = ratio_score_interval(float(x), float(n), float(xr), float(nr), alpha_each)
+        if (row.grouping, row.category) in best:
+            (low, high), to_decide = best[(row.grouping, row.category)]
+        else:
+            low, high = ratio_score_interval(float(x), float(n), float(xr), float(nr), alpha_each)
+            to_decide = None
         if high < FOUR_FIFTHS:
             verdict = BELOW
         elif low >= FOUR_FIFTHS:
@@ -756,7 +753,11 @@ def _compare(frame, compared, alpha_each, level):
             warnings.warn(ImpactRatioUndefinedWarning(
                 f"{row.grouping} {row.category!r}: z test undefined (everybody of both categories selected)"),
                 stacklevel=3)
-        to_reverse = _to_reverse(x, n, xr, nr)
+        to_reverse = selections_to_reverse(x, n, xr, nr)
+        if verdict != INCONCLUSIVE:
+            to_decide = pd.NA
+        elif to_decide is None:
+            to_decide = n_to_decide(x, n, xr, nr, alpha_each)
         new["impact_ratio_ci_low"].append(low)
         new["impact_ratio_ci_high"].append(high)
         new["ci_level"].append(level)
@@ -768,9 +769,7 @@ def _compare(frame, compared, alpha_each, level):
         new["shortfall"].append(n * xr / nr - x)
         new["selections_to_reverse"].append(to_reverse)
         new["reversed_by_one"].append(to_reverse <= 1)
-        new["n_to_decide"].append(
-            _n_to_decide(x, n, xr, nr, alpha_each) if verdict == INCONCLUSIVE else pd.NA
-        )
+        new["n_to_decide"].append(to_decide)
     frame = frame.copy()
     for c, values in new.items():
         frame[c] = pd.Series(values, index=frame.index, dtype=object)
@@ -778,17 +777,4 @@ def _compare(frame, compared, alpha_each, level):
               "fisher_pvalue", "shortfall"):
         frame[c] = frame[c].astype(float)
     frame["n_to_decide"] = [pd.NA if pd.isna(v) else int(v) for v in frame["n_to_decide"]]
-    return frame
-
-
-def _holm(frame, compared, alpha):
-    frame = frame.copy()
-    for column in ("z_pvalue", "fisher_pvalue"):
-        part = frame.loc[compared, [column]]
-        adjusted = pd.Series(np.nan, index=frame.index)
-        if len(part):
-            out = adjust_pvalues(part, method="holm", pvalue=column, alpha=alpha, suffix="holm")
-            adjusted.loc[part.index] = out["pvalue_holm"].to_numpy()
-        frame[f"{column}_holm"] = adjusted
-    return frame
-
+    return frame, pairs

@@ -6,13 +6,10 @@ against a reference group and per rate (``ppr``, and with outcomes ``tpr``, ``fp
 sequence* for the difference of the two rates and an *e-process* against "no disparity": both are valid at
 every batch, however often they are looked at and whenever the monitoring stops (Ville's inequality).
 
-Construction (Notes of :class:`FairnessMonitor`): for one rate, the prior–posterior ratio of a uniform
-Beta(1, 1) prior, :math:`M_t(p) = m_t / L_t(p)` (the mixture probability of the data over their likelihood at
-``p``), is a test martingale when ``p`` is the true rate (Robbins 1970; Waudby-Smith & Ramdas 2020); the
-product of the two groups' ratios, minimised over the common nuisance rate, is an e-process for a fixed
-difference :math:`\delta` (Ramdas, Grünwald, Vovk & Shafer 2023: the infimum over a composite null of test
-martingales). It depends on the data only through four counts per comparison, so an update costs the same
-after 10² or 10⁹ decisions and nothing but those counts is stored.
+The statistics are :mod:`fairstats.sequences`' (:func:`fairstats.rate_difference_e_value`: the
+gamma-exponential mixture of Howard et al. 2021 on a weighted sum of per-batch differences in which the common
+rate cancels). They depend on the data through a few running sums per comparison, so an update costs the same
+after 10² or 10⁹ decisions and nothing but those sums is stored.
 """
 
 from __future__ import annotations
@@ -21,16 +18,16 @@ import math
 import numbers
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
 
 from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
 from fairstats._warnings import EmptyConfidenceSequenceWarning
 from fairstats.counts import COUNT_COLUMN, Counts
+from fairstats.sequences import DEFAULT_V_OPT, DifferenceSums, mixture_rho, v_opt_iv
 
 __all__ = [
     "MONITOR_METRICS",
@@ -39,8 +36,6 @@ __all__ = [
     "FairnessMonitor",
     "MonitorStatus",
     "MonitorUpdate",
-    "rate_confidence_sequence",
-    "rate_difference_e_value",
 ]
 
 #: Rates the monitor follows (names as in :data:`fairstats.METRICS`): ``ppr`` = P(ŷ = fav) (selection
@@ -49,211 +44,10 @@ MONITOR_METRICS: tuple[str, ...] = ("ppr", "tpr", "fpr")
 #: States of a comparison, in order of precedence.
 MONITOR_STATES: tuple[str, ...] = ("alarm", "equivalent", "watching")
 
-_STATE_VERSION = 1
-_FLOOR = -1e12  # stands in for log(0) inside the root finders (a continuous, finite clip)
-
-
-# --------------------------------------------------------------------------------------------------------
-# the statistics: prior-posterior ratio of a Beta(1, 1) mixture, for one rate and for a difference
-# --------------------------------------------------------------------------------------------------------
-
-
-def _loglik(s: float, f: float, p: float) -> float:
-    """log p^s (1-p)^f, with 0 log 0 = 0 (``p`` outside [0, 1] has likelihood 0)."""
-    if p < 0.0 or p > 1.0:
-        return -math.inf
-    out = 0.0
-    if s:
-        out += s * math.log(p) if p > 0.0 else -math.inf
-    if f:
-        out += f * math.log1p(-p) if p < 1.0 else -math.inf
-    return out
-
-
-def _log_mixture(s: float, f: float) -> float:
-    """log of the Beta(1, 1) mixture probability, :math:`\\int_0^1 p^s (1-p)^f dp = B(s+1, f+1)`."""
-    return float(special.betaln(s + 1.0, f + 1.0))
-
-
-def _profile(sg: float, fg: float, sr: float, fr: float, delta: float) -> float:
-    """max over the reference rate q of log L_g(q + delta) + log L_r(q) (concave in q and in delta).
-
-    The maximiser is the root of the decreasing derivative in q, found by Newton steps kept inside a
-    bisection bracket (a few microseconds; the maximum may also sit on an end of the feasible range)."""
-    lo, hi = max(0.0, -delta), min(1.0, 1.0 - delta)
-
-    def joint(q: float) -> float:
-        return _loglik(sg, fg, q + delta) + _loglik(sr, fr, q)
-
-    if hi - lo <= 1e-15:
-        return joint(lo)
-    a, b = lo, hi
-    q = 0.5 * (a + b)
-    for _ in range(200):
-        u, v, w, z = q + delta, 1.0 - q - delta, q, 1.0 - q
-        d1 = (
-            (sg / u if sg else 0.0)
-            - (fg / v if fg else 0.0)
-            + (sr / w if sr else 0.0)
-            - (fr / z if fr else 0.0)
-        )
-        d2 = -(
-            (sg / (u * u) if sg else 0.0)
-            + (fg / (v * v) if fg else 0.0)
-            + (sr / (w * w) if sr else 0.0)
-            + (fr / (z * z) if fr else 0.0)
-        )
-        if d1 > 0:
-            a = q
-        else:
-            b = q
-        step = q - d1 / d2 if d2 < 0 else 0.5 * (a + b)
-        new = step if a < step < b else 0.5 * (a + b)
-        if abs(new - q) <= 1e-12 or b - a <= 1e-15:
-            q = new
-            break
-        q = new
-    return max(joint(q), joint(lo), joint(hi))
-
-
-def rate_difference_e_value(
-    s_group: object, n_group: object, s_reference: object, n_reference: object, *, delta: float = 0.0
-) -> float | np.ndarray:
-    r"""E-process value against "the two rates differ by ``delta``", from the counts seen so far.
-
-    Parameters
-    ----------
-    s_group, n_group : int or array of int
-        Favourable outcomes and trials in the group so far (e.g. positive predictions and people for ``ppr``).
-    s_reference, n_reference : int or array of int
-        The same in the reference group. With ``delta = 0`` the four may be arrays (element-wise, e.g. many
-        simulated streams at once); otherwise scalars.
-    delta : float, keyword-only, default 0
-        Difference under the null, :math:`p_g - p_r = \delta` (0: no disparity).
-
-    Returns
-    -------
-    float or numpy.ndarray
-        :math:`E_t(\delta)` of equation (2) in :class:`FairnessMonitor`'s Notes (1 before any data); by
-        Ville's inequality the probability that it ever reaches :math:`1/\alpha` is at most α under the null
-        (so an alarm is "the running maximum reached 1/α").
-
-    Raises
-    ------
-    ValueError
-        A count below 0 or above its number of trials, named with its position.
-    """
-    counts = [np.asarray(x) for x in (s_group, n_group, s_reference, n_reference)]
-    for (s, n), name in zip(
-        ((counts[0], counts[1]), (counts[2], counts[3])), ("s_group", "s_reference"), strict=True
-    ):
-        bad = (s < 0) | (s > n)
-        if np.any(bad):
-            where = np.argwhere(np.atleast_1d(bad))[0].tolist()
-            raise ValueError(
-                f"`{name}`: {np.atleast_1d(s)[tuple(where)]} successes in "
-                f"{np.atleast_1d(n)[tuple(where)]} trials at position {where}"
-            )
-    if delta == 0:
-        out = np.exp(_log_e_null(*counts))
-        return float(out) if out.ndim == 0 else out
-    if any(c.ndim for c in counts):
-        raise ValueError(f"`delta` = {delta!r}: arrays of counts are taken only with delta = 0")
-    sg, ng, sr, nr = (float(c) for c in counts)
-    fg, fr = ng - sg, nr - sr
-    log_e = _log_mixture(sg, fg) + _log_mixture(sr, fr) - _profile(sg, fg, sr, fr, float(delta))
-    return math.exp(min(log_e, 700.0))
-
-
-def _log_e_null(sg: object, ng: object, sr: object, nr: object) -> np.ndarray:
-    """log E_t(0), element-wise on arrays of counts: at delta = 0 the maximum of (2) is at the pooled rate."""
-    sg, ng, sr, nr = (np.asarray(x, dtype=float) for x in (sg, ng, sr, nr))
-    s, n = sg + sr, ng + nr
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pooled = np.where(n > 0, s / np.where(n > 0, n, 1.0), 0.5)
-    top = special.betaln(sg + 1, ng - sg + 1) + special.betaln(sr + 1, nr - sr + 1)
-    return np.minimum(top - special.xlogy(s, pooled) - special.xlog1py(n - s, -pooled), 700.0)
-
-
-def _difference_cs(sg: int, ng: int, sr: int, nr: int, alpha: float) -> tuple[float, float]:
-    """{delta : E_t(delta) < 1/alpha}, an interval around the estimate (the profile is concave in delta)."""
-    if ng == 0 or nr == 0:
-        return -1.0, 1.0
-    fg, fr = float(ng - sg), float(nr - sr)
-    target = _log_mixture(sg, fg) + _log_mixture(sr, fr) + math.log(alpha)  # inside the CS: profile > target
-
-    def excess(delta: float) -> float:
-        return max(_profile(sg, fg, sr, fr, delta), _FLOOR) - target
-
-    estimate = sg / ng - sr / nr
-    bounds = []
-    for end in (-1.0, 1.0):
-        if excess(end) > 0:
-            bounds.append(end)
-        else:
-            bounds.append(float(optimize.brentq(excess, *sorted((estimate, end)), xtol=1e-12, rtol=1e-12)))
-    return bounds[0], bounds[1]
-
-
-def rate_confidence_sequence(
-    successes: Sequence[int] | np.ndarray, trials: Sequence[int] | np.ndarray, *, alpha: float = 0.05
-) -> pd.DataFrame:
-    r"""Anytime-valid confidence sequence for one rate, after each batch of Bernoulli trials.
-
-    Parameters
-    ----------
-    successes, trials : sequence of int
-        Favourable outcomes and trials in each batch (a batch of one trial per step gives the sequence after
-        every observation).
-    alpha : float, keyword-only, default 0.05
-        The sequence covers the rate at every batch at once with probability at least 1 - α.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per batch: ``n`` (trials so far), ``estimate``, ``cs_low``, ``cs_high`` (this batch's set,
-        equation (1) of :class:`FairnessMonitor`'s Notes), ``cs_low_running``, ``cs_high_running`` (the
-        running intersection, which is also a confidence sequence).
-    """
-    alpha = level_iv(alpha, "alpha")
-    successes, trials = np.asarray(successes, dtype=np.int64), np.asarray(trials, dtype=np.int64)
-    if successes.shape != trials.shape or successes.ndim != 1:
-        raise ValueError(
-            "`successes` and `trials` must be 1-D of the same length, got "
-            f"{successes.shape} and {trials.shape}"
-        )
-    if (successes < 0).any() or (successes > trials).any():
-        i = int(np.flatnonzero((successes < 0) | (successes > trials))[0])
-        raise ValueError(f"`successes`: batch {i} has {successes[i]} successes in {trials[i]} trials")
-    rows, s, n, lo_run, hi_run = [], 0, 0, 0.0, 1.0
-    for ds, dn in zip(successes.tolist(), trials.tolist(), strict=True):
-        s, n = s + ds, n + dn
-        lo, hi = _rate_cs(s, n, alpha)
-        lo_run, hi_run = max(lo_run, lo), min(hi_run, hi)
-        rows.append((n, s / n if n else math.nan, lo, hi, lo_run, hi_run))
-    return pd.DataFrame(
-        rows, columns=["n", "estimate", "cs_low", "cs_high", "cs_low_running", "cs_high_running"]
-    )
-
-
-def _rate_cs(s: int, n: int, alpha: float) -> tuple[float, float]:
-    """{p : B(s+1, f+1) / (p^s (1-p)^f) < 1/alpha} (a single rate: the profile step is not needed)."""
-    if n == 0:
-        return 0.0, 1.0
-    f = n - s
-    target = _log_mixture(s, f) + math.log(alpha)
-
-    def excess(p: float) -> float:
-        return max(_loglik(s, f, p), _FLOOR) - target
-
-    estimate = s / n
-    out = []
-    for end in (0.0, 1.0):
-        if excess(end) > 0:
-            out.append(end)
-        else:
-            out.append(float(optimize.brentq(excess, *sorted((estimate, end)), xtol=1e-13, rtol=1e-13)))
-    return out[0], out[1]
+#: Version of :meth:`FairnessMonitor.to_state`'s record. 2 (issue 39): the difference's sequence is the
+#: gamma-exponential mixture on stratified sums; version 1 (the Beta-mixture sequence) kept only the counts,
+#: from which those sums cannot be rebuilt, so a version-1 state is refused with a message saying so.
+_STATE_VERSION = 2
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -379,8 +173,9 @@ def _order(value: object) -> tuple[str, object]:
 
 @dataclass
 class _Comparison:
-    """Running state of one comparison: the intersection so far, the largest e-value, the state."""
+    """Running state of one comparison: its sums, the intersection so far, the largest e-value, the state."""
 
+    sums: DifferenceSums = field(default_factory=DifferenceSums.zeros)
     cs_low: float = -1.0
     cs_high: float = 1.0
     e_max: float = 1.0
@@ -412,62 +207,44 @@ class FairnessMonitor:
         The reference group (default: the largest group of the first batch, ties broken by label order).
     favorable : keyword-only, default 1
         Favourable value of ``y_pred`` (and of ``y_true``).
+    v_opt : float, keyword-only, default :data:`fairstats.sequences.DEFAULT_V_OPT` (300)
+        Intrinsic time at which each sequence is tightest (:func:`fairstats.rate_difference_e_value`).
 
     Notes
     -----
-    For a rate with :math:`s_t` favourable outcomes in :math:`n_t` trials and :math:`f_t = n_t - s_t`, the
-    prior–posterior ratio of the uniform prior (Waudby-Smith & Ramdas 2020; a mixture martingale, Robbins
-    1970) is
+    Per comparison and rate, the monitor keeps the sums of :func:`fairstats.rate_difference_e_value` (see
+    its Notes for the formulas): the batches' differences of the two rates, weighted so that the common
+    rate cancels, the empirical variance :math:`V_t`, and the counts used and waiting. After each batch it
+    computes the two-sided e-process against "no disparity",
+    :math:`E_t(0) = \tfrac12 (m(S_t, V_t) + m(-S_t, V_t))` with the gamma-exponential mixture :math:`m` of
+    Howard et al. (2021), and the confidence sequence :math:`D_t = \{\delta : E_t(\delta) < 1/\alpha\}`,
+    an interval around the weighted estimate. It reports the running intersection
+    :math:`\bigcap_{s \le t} D_s` (also a confidence sequence), so a state once reached stays:
 
-    .. math::
+    * ``alarm`` when 0 has left it, equivalently :math:`\max_{s \le t} E_s(0) \ge 1/\alpha`. The alarm is
+      **two-sided**: a disparity in either direction (the group's rate higher or lower than the
+      reference's) raises it, and the probability of ever raising it when the rates are equal is at most α;
+    * ``equivalent`` when it lies inside ±margin;
+    * ``watching`` otherwise.
 
-        M_t(p) = \frac{\int_0^1 u^{s_t} (1-u)^{f_t}\, du}{p^{s_t} (1-p)^{f_t}}
-               = \frac{B(s_t + 1, f_t + 1)}{p^{s_t} (1-p)^{f_t}},
-        \qquad C_t = \{p : M_t(p) < 1/\alpha\}.                                   \tag{1}
+    A group that appears after the first batch is compared from then on; the reference's earlier people
+    join its first stratum. A batch without people of one of the two groups (for a rate: in its
+    denominator) waits for the next batch that has them.
 
-    When the trials are independent with rate :math:`p`, :math:`M_t(p)` is a nonnegative martingale with
-    :math:`M_0 = 1`, so :math:`P(\exists t: M_t(p) \ge 1/\alpha) \le \alpha` (Ville 1939) and :math:`C_t` is a
-    confidence sequence. For a group :math:`g` and the reference :math:`r` (independent people), the
-    product :math:`M^g_t(p_g) M^r_t(p_r)` is a test martingale at the true rates, and its infimum over the
-    nuisance rate is an e-process for the composite null :math:`p_g - p_r = \delta` (Ramdas et al. 2023,
-    e-processes for composite nulls):
-
-    .. math::
-
-        E_t(\delta) = \frac{B(s^g_t + 1, f^g_t + 1)\, B(s^r_t + 1, f^r_t + 1)}
-                           {\max_q\, (q+\delta)^{s^g_t} (1-q-\delta)^{f^g_t}\, q^{s^r_t} (1-q)^{f^r_t}},
-        \qquad D_t = \{\delta : E_t(\delta) < 1/\alpha\}.                           \tag{2}
-
-    The log of the maximised likelihood is concave in :math:`\delta`, so :math:`D_t` is an interval around
-    the estimate :math:`\hat p_g - \hat p_r`, found by root finding (``scipy.optimize.brentq``; the inner
-    maximum by ``minimize_scalar``). The monitor reports the running intersection
-    :math:`\bigcap_{s \le t} D_s`, which is also a confidence sequence, so a state once reached stays:
-    ``alarm`` when 0 has left it (equivalently :math:`\max_{s \le t} E_s(0) \ge 1/\alpha`), ``equivalent``
-    when it lies inside ±margin. Batches enter through their counts only (the product over a batch's people
-    depends on its counts), so memory and time per update are O(groups x metrics), whatever the number of
-    people seen.
-
-    Assumptions: within a group the decisions are independent with a rate that does not change over the
-    monitored period (as for the fixed-sample tests). A rate that drifts in both groups alike may raise an
-    alarm; the paired betting test of Chugg et al. (2023) is the construction that allows it. This is the
-    likelihood-ratio (mixture) form of the betting confidence sequences of Waudby-Smith & Ramdas (2024):
-    a bettor who stakes on each outcome the Beta posterior's predictive probability has wealth
-    :math:`M_t(p)`. Per update the two roots cost a few dozen evaluations of (2) per comparison (about
-    1 ms), each maximum a few Newton steps.
+    Assumptions: within a group the decisions are independent given the group labels, with a rate that does
+    not change over the monitored period (as for the fixed-sample tests). A rate that drifts in both groups
+    alike may raise an alarm; the paired betting test of Chugg et al. (2023) is the construction that
+    allows it. Per update each comparison costs one root finding (about 1 ms).
 
     References
     ----------
-    .. [1] Robbins, H. (1970). Statistical methods related to the law of the iterated logarithm. *Annals of
-       Mathematical Statistics* 41(5), 1397-1409.
-    .. [2] Waudby-Smith, I. & Ramdas, A. (2020). Confidence sequences for sampling without replacement.
-       *NeurIPS* 33 (the prior–posterior-ratio martingale).
-    .. [3] Ramdas, A., Grünwald, P., Vovk, V. & Shafer, G. (2023). Game-theoretic statistics and safe
-       anytime-valid inference. *Statistical Science* 38(4), 576-601.
-    .. [4] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars.
-    .. [5] Chugg, B., Cortes-Gomez, S., Wilder, B. & Ramdas, A. (2023). Auditing fairness by betting.
+    .. [1] Howard, S. R., Ramdas, A., McAuliffe, J. & Sekhon, J. (2021). Time-uniform, nonparametric,
+       nonasymptotic confidence sequences. *Annals of Statistics* 49(2), 1055-1080.
+    .. [2] Fan, X., Grama, I. & Liu, Q. (2015). Exponential inequalities for martingales with applications.
+       *Electronic Journal of Probability* 20(1).
+    .. [3] Ville, J. (1939). *Étude critique de la notion de collectif*. Gauthier-Villars.
+    .. [4] Chugg, B., Cortes-Gomez, S., Wilder, B. & Ramdas, A. (2023). Auditing fairness by betting.
        *NeurIPS* 36.
-    .. [6] Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random variables by betting.
-       *JRSS-B* 86(1), 1-27.
 
     Examples
     --------
@@ -490,6 +267,7 @@ class FairnessMonitor:
         margin: float | None = None,
         reference: object = None,
         favorable: object = 1,
+        v_opt: float = DEFAULT_V_OPT,
     ) -> None:
         for name, value in (("group", group), ("y_pred", y_pred)):
             if not isinstance(value, str):
@@ -516,6 +294,8 @@ class FairnessMonitor:
         self.group, self.y_pred, self.y_true = group, y_pred, y_true
         self.metrics = tuple(dict.fromkeys(metrics))
         self.alpha = level_iv(alpha, "alpha")
+        self.v_opt = v_opt_iv(v_opt)
+        self._rho = mixture_rho(self.v_opt, self.alpha)
         self.margin = None if margin is None else float(margin)
         self.favorable = _label(favorable)
         self.reference = None if reference is None else _label(reference)
@@ -603,34 +383,45 @@ class FairnessMonitor:
         masks = {"ppr": np.ones(len(n), dtype=bool)}
         if true is not None:
             masks["tpr"], masks["fpr"] = true, ~true
+        batch: dict[object, dict[str, list[int]]] = {}
         for g in sorted(sizes, key=_order):
-            counts = self._counts.setdefault(g, {m: [0, 0] for m in self.metrics})
             rows = np.array([x == g for x in groups])
+            batch[g] = {}
             for metric in self.metrics:
                 keep = rows & masks[metric]
-                counts[metric][0] += int(n[keep & pred].sum())
-                counts[metric][1] += int(n[keep].sum())
+                batch[g][metric] = [int(n[keep & pred].sum()), int(n[keep].sum())]
         self.n_batches += 1
-        return MonitorUpdate(batch=label, n_batch=int(n.sum()), statuses=self._advance(label))
+        return MonitorUpdate(batch=label, n_batch=int(n.sum()), statuses=self._advance(label, batch))
 
-    def _advance(self, label: str) -> tuple[MonitorStatus, ...]:
+    def _advance(self, label: str, batch: dict[object, dict[str, list[int]]]) -> tuple[MonitorStatus, ...]:
+        """Add the batch's counts (group -> metric -> [successes, trials]) and return every status."""
         ref = self.reference
-        ref_counts = self._counts.get(ref, {m: [0, 0] for m in self.metrics})
+        none = {m: [0, 0] for m in self.metrics}
+        before = {m: list(c) for m, c in self._counts.get(ref, none).items()}  # the reference so far
+        for g, counts in batch.items():
+            totals = self._counts.setdefault(g, {m: [0, 0] for m in self.metrics})
+            for metric, (s, k) in counts.items():
+                totals[metric][0] += s
+                totals[metric][1] += k
+        ref_batch = batch.get(ref, none)
+        ref_counts = self._counts.get(ref, none)
         out = []
         for g in sorted(self._counts, key=_order):
             if g == ref:
                 continue
             for metric in self.metrics:
+                comp = self._comparisons.get((g, metric))
+                if comp is None:  # a new group: the reference's earlier people join its first stratum
+                    comp = self._comparisons[(g, metric)] = _Comparison()
+                    comp.sums.pending[2:] = before[metric]
+                sg, ng = batch.get(g, none)[metric]
+                comp.sums.add(sg, ng, *ref_batch[metric])
+                previous = comp.state
+                lo, hi = comp.sums.interval(self._rho, self.alpha)
+                e = float(np.exp(comp.sums.log_e_value(self._rho)))
                 sg, ng = self._counts[g][metric]
                 sr, nr = ref_counts[metric]
-                comp = self._comparisons.setdefault((g, metric), _Comparison())
-                previous = comp.state
-                if ng and nr:
-                    lo, hi = _difference_cs(sg, ng, sr, nr, self.alpha)
-                    e = rate_difference_e_value(sg, ng, sr, nr)
-                    estimate = sg / ng - sr / nr
-                else:
-                    lo, hi, e, estimate = -1.0, 1.0, 1.0, math.nan
+                estimate = sg / ng - sr / nr if ng and nr else math.nan
                 was_empty = comp.cs_low > comp.cs_high
                 comp.cs_low, comp.cs_high = max(comp.cs_low, lo), min(comp.cs_high, hi)
                 comp.e_max = max(comp.e_max, e)
@@ -688,6 +479,7 @@ class FairnessMonitor:
                 "alpha": self.alpha,
                 "margin": self.margin,
                 "favorable": self.favorable,
+                "v_opt": self.v_opt,
             },
             "reference": self.reference,
             "n_batches": self.n_batches,
@@ -696,7 +488,8 @@ class FairnessMonitor:
                 [g, m, *self._counts[g][m]] for g in sorted(self._counts, key=_order) for m in self.metrics
             ],
             "comparisons": [
-                [g, m, c.cs_low, c.cs_high, c.e_max, c.state]
+                [g, m, c.cs_low, c.cs_high, c.e_max, c.state, float(c.sums.s), float(c.sums.w),
+                 float(c.sums.v), [int(x) for x in c.sums.included], [int(x) for x in c.sums.pending]]
                 for (g, m), c in sorted(
                     self._comparisons.items(), key=lambda kv: (_order(kv[0][0]), kv[0][1])
                 )
@@ -705,19 +498,37 @@ class FairnessMonitor:
 
     @classmethod
     def from_state(cls, state: dict[str, object]) -> FairnessMonitor:
-        """A monitor that continues from :meth:`to_state`'s record (raises ``ValueError`` on another
-        version or a malformed record)."""
+        """A monitor that continues from :meth:`to_state`'s record.
+
+        Raises
+        ------
+        ValueError
+            A malformed record, or one of another version: version 1 (fairstats before issue 39, whose
+            sequence kept only the counts) cannot be continued, as the sums over batches of version 2 cannot
+            be rebuilt from its counts; the message says to start a new state.
+        """
+        version = state.get("version") if isinstance(state, dict) else None
+        if version == 1:
+            raise ValueError(
+                "monitor state version 1 was written by an earlier fairstats, whose sequence kept only the "
+                f"counts; this one keeps sums over the batches (version {_STATE_VERSION}) that cannot be "
+                "rebuilt from them: start a new monitor state"
+            )
+        if version != _STATE_VERSION:
+            raise ValueError(f"not a monitor state: version {version!r}, expected {_STATE_VERSION}")
         try:
-            if state["version"] != _STATE_VERSION:
-                raise ValueError(f"monitor state version {state['version']!r}, expected {_STATE_VERSION}")
             monitor = cls(**state["options"])
             monitor.reference = state["reference"]
             monitor.n_batches = int(state["n_batches"])
             monitor._others = {c: v for c, v in state["others"]}
             for g, m, s, n in state["counts"]:
                 monitor._counts.setdefault(g, {k: [0, 0] for k in monitor.metrics})[m] = [int(s), int(n)]
-            for g, m, lo, hi, e, st in state["comparisons"]:
-                monitor._comparisons[(g, m)] = _Comparison(float(lo), float(hi), float(e), str(st))
+            for g, m, lo, hi, e, st, s, w, v, included, pending in state["comparisons"]:
+                sums = DifferenceSums(np.float64(s), np.float64(w), np.float64(v),
+                                      np.asarray(included, dtype=float), np.asarray(pending, dtype=float))
+                if sums.included.shape != (4,) or sums.pending.shape != (4,):
+                    raise ValueError(f"comparison {g!r}, {m!r}: counts of 4 numbers expected")
+                monitor._comparisons[(g, m)] = _Comparison(sums, float(lo), float(hi), float(e), str(st))
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f"not a monitor state: {err}") from None
         return monitor

@@ -8,23 +8,24 @@ or Welch's t for mean scores, each with its bootstrap interval
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._proportions import score_test_or_reason
+from fairstats._proportions import STATSMODELS_ERRORS, diff_score_interval, score_test_or_reason, score_tests
 from fairstats._result import Result
+from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
 from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
 from fairstats.equivalence import (
     DEFAULT_MARGIN,
-    EquivalenceResult,
+    RATE_EQUIVALENCE_COLUMNS,
     margin_iv,
-    rate_equivalence,
+    rate_equivalence_many,
     welch_equivalence,
 )
 from fairstats.groups import _SCORE_METRICS, _prepare_iv, _Prepared
@@ -54,6 +55,8 @@ _TESTED_PROPORTION: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, i
     **{m: _COEF[m] for m in ("ppr", "tpr", "fpr", "fnr", "tnr", "ppv", "npv", "accuracy")},
     "fn_fp_ratio": ((0, 0, 1, 0), (0, 1, 1, 0)),
 }
+# The bootstrap's columns in each row.
+_SHOWN = ("value_a", "value_b", "estimate", "ci_low", "ci_high")
 # scipy's alternative -> statsmodels' name for it.
 _SM_ALTERNATIVE = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
@@ -241,38 +244,120 @@ def _outcome_rows(
     tests: Sequence[str],
     alternatives: Mapping[str, str],
     *,
+    rng: int | np.random.Generator | None,
+    **options,
+) -> tuple[list[dict], DisparityBootstrapResult]:
+    """:func:`outcome_tests` on validated data (``_prepare_iv`` with the metrics of ``tests``, and the options
+    checked): the table's rows and the bootstrap (:func:`_outcome_rows_many` of one comparison)."""
+    return _outcome_rows_many([prep], [rng], tests, alternatives, **options)[0]
+
+
+def _outcome_rows_many(
+    preps: Sequence[_Prepared],
+    rngs: Sequence[int | np.random.Generator | None],
+    tests: Sequence[str],
+    alternatives: Mapping[str, str],
+    *,
     favorable: int,
     alpha: float,
     n_resamples: int,
     confidence_level: float,
     method: str,
-    rng: int | np.random.Generator | None,
     warn: bool,
     margin: float,
     margin_ratio: float | None,
     power: float,
-) -> tuple[list[dict], DisparityBootstrapResult]:
-    """:func:`outcome_tests` on validated data (``_prepare_iv`` with the metrics of ``tests``, and the options
-    checked): the table's rows and the bootstrap. The audit prepares a grouping once and calls this for
-    each group against the reference (the two groups' masks swapped in), without validating the same rows
-    again for every comparison."""
-    boot = _bootstrap_disparity(
-        prep,
-        favorable=favorable,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        method=method,
-        rng=rng,
-        warn=warn,
-    )
-    needed = prep.metrics
+    progress: Callable[[], object] | None = None,
+) -> list[tuple[list[dict], DisparityBootstrapResult]]:
+    """:func:`outcome_tests`' rows and bootstrap for many comparisons (``preps[i]`` the validated two-group
+    rows of comparison ``i``, bootstrapped with ``rngs[i]``): each comparison's bootstrap on its own stream,
+    then the score tests, the TOSTs, their intervals and the minimum detectable differences of all the
+    comparisons' rates at once (:func:`fairstats._proportions.score_tests`,
+    :func:`fairstats.equivalence.rate_equivalence_many`); the mean-score tests one comparison at a time. The
+    audit prepares a grouping once and passes each group against the reference (the two groups' masks
+    swapped in). ``progress`` is called after each comparison's bootstrap."""
+    boots, per_metric = [], []
+    for prep, rng in zip(preps, rngs, strict=True):
+        boot = _bootstrap_disparity(
+            prep,
+            favorable=favorable,
+            n_resamples=n_resamples,
+            confidence_level=confidence_level,
+            method=method,
+            rng=rng,
+            warn=warn,
+        )
+        boots.append(boot)
+        per_metric.append(_comparison_metrics(prep, boot, alternatives, confidence_level))
+        if progress is not None:
+            progress()
+    _rate_tests(per_metric)
+    for metrics in per_metric:
+        for m, entry in metrics.items():
+            if entry["reason"]:
+                warnings.warn(UndefinedTestWarning(f"{m}: test undefined, {entry['reason']}"), stacklevel=3)
+    equivalences = _equivalences(per_metric, tests, alpha=alpha, margin=margin, margin_ratio=margin_ratio,
+                                 power=power)  # fmt: skip
+    out = []
+    for i, boot in enumerate(boots):
+        at = {m: j for j, m in enumerate(boot.metrics)}
+        shown = {c: getattr(boot, c).to_numpy() for c in _SHOWN}
+        rows = []
+        for t in tests:
+            level = alpha / len(OUTCOME_TESTS[t])
+            for m in OUTCOME_TESTS[t]:
+                e = per_metric[i][m]
+                eq = equivalences[i, t, m]
+                values_m = {c: float(values[at[m]]) for c, values in shown.items()}
+                if e["interval"] is not None:  # the score interval where the rate has one (issue 39)
+                    values_m["ci_low"], values_m["ci_high"] = e["interval"]
+                rows.append(
+                    {
+                        "grouping": " x ".join(boot.group_columns),
+                        "test": t,
+                        "metric": m,
+                        "group_a": boot.group_a,
+                        "group_b": boot.group_b,
+                        **values_m,
+                        "ci_method": "score" if e["interval"] is not None else str(boot.ci_method[m]),
+                        "count_a": e["count_a"],
+                        "nobs_a": e["nobs_a"],
+                        "count_b": e["count_b"],
+                        "nobs_b": e["nobs_b"],
+                        "statistic": e["statistic"],
+                        "pvalue": e["pvalue"],
+                        "alternative": e["alternative"],
+                        "alpha": level,
+                        "significant": bool(e["pvalue"] < level),
+                        "method": e["how"],
+                        "reason": e["reason"],
+                        "equivalence_pvalue": eq["pvalue"],
+                        "equivalence_ci_low": eq["ci_low"],
+                        "equivalence_ci_high": eq["ci_high"],
+                        "margin_low": eq["margin_low"],
+                        "margin_high": eq["margin_high"],
+                        "equivalence_scale": eq["scale"],
+                        "equivalence_method": eq["method"] + (f" (undefined: {eq['reason']})" if eq["reason"]
+                                                              else ""),  # fmt: skip
+                        "mde": eq["mde"],
+                    }
+                )
+        out.append((rows, boot))
+    return out
+
+
+def _comparison_metrics(
+    prep: _Prepared, boot: DisparityBootstrapResult, alternatives, confidence_level: float
+) -> dict[str, dict]:
+    """One comparison's counts per metric, the rates' score intervals and small-group rules
+    (:mod:`fairstats._small`) and, for the mean scores, Welch's t (the rates' score tests are
+    :func:`_rate_tests`', for all comparisons at once)."""
     counts = {}
     for name, mask in (("a", prep.mask_a), ("b", prep.mask_b)):
         weight = None if prep.weight is None else prep.weight[mask]
         counts[name] = np.bincount(prep.cell[mask], weights=weight, minlength=4).astype(float)
-
-    per_metric = {}
-    for m in needed:
+    out = {}
+    for m in prep.metrics:
         alt = alternatives[m]
         if m in _SCORE_METRICS:
             true_fav = np.isin(prep.cell, (0, 2))
@@ -289,7 +374,12 @@ def _outcome_rows(
                 float(wb.sum()),
             )
             reason = ""
-            if nobs_a >= 2 and nobs_b >= 2:
+            small = [(n_, g_) for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))
+                     if n_ < MIN_NORMAL]  # fmt: skip
+            if small:
+                reason = size_reason(small[0][0], "scores of this class", small[0][1],
+                                     "Welch's t does not hold its size")  # fmt: skip
+            if nobs_a >= 2 and nobs_b >= 2 and not small:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     if prep.weight is None:
@@ -304,8 +394,8 @@ def _outcome_rows(
                     reason = "Welch t undefined (zero spread in both groups)"
             else:
                 stat = p = float("nan")
-                reason = "fewer than 2 scores in a group"
             how = "Welch two-sample t on scores (scipy.stats.ttest_ind, equal_var=False)"
+            interval = None
             # the equivalence test takes one value per person (counted scores expanded by their counts)
             equivalence = (xa, xb)
             if prep.weight is not None:
@@ -316,65 +406,77 @@ def _outcome_rows(
             count_b, nobs_b = float(counts["b"] @ num), float(counts["b"] @ den)
             stat = p = float("nan")
             reason = ""
-            if nobs_a > 0 and nobs_b > 0:
-                stat, p, reason = score_test_or_reason(count_a, nobs_a, count_b, nobs_b, _SM_ALTERNATIVE[alt])
-                if not np.isfinite(p):
-                    reason = reason or "score test p-value is not finite (the rate is 0 or 1 in both groups)"
+            interval = None
+            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
+            if nobs_a > 0 and nobs_b > 0:  # the score test needs expected cases and non-cases in each group
+                pooled = (count_a + count_b) / (nobs_a + nobs_b)
+                expected = [(min(n_ * pooled, n_ * (1 - pooled)), n_, g_)
+                            for n_, g_ in ((nobs_a, prep.group_a), (nobs_b, prep.group_b))]  # fmt: skip
+                least, n_least, g_least = min(expected, key=lambda e: e[0])
+                if least < MIN_EXPECTED:
+                    side = "cases" if n_least * pooled <= n_least * (1 - pooled) else "non-cases"
+                    reason = expected_reason(n_least, least, f"{what} {side}", g_least)
+                if m != "fn_fp_ratio":  # the FN/FP ratio's difference is not the tested proportion's
+                    interval = diff_score_interval(count_a, nobs_a, count_b, nobs_b, 1 - confidence_level)
             else:
                 empty = boot.group_a if not nobs_a > 0 else boot.group_b
                 reason = f"no case in the denominator of group {empty!r}"
             equivalence = (count_a, nobs_a, count_b, nobs_b)
-            what = "FN / (FN + FP)" if m == "fn_fp_ratio" else m.upper() if m != "accuracy" else "accuracy"
             how = f"score test of two proportions, {what} (Miettinen-Nurminen; statsmodels)"
-        if reason:
-            warnings.warn(UndefinedTestWarning(f"{m}: test undefined, {reason}"), stacklevel=2)
-        per_metric[m] = (count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, equivalence)
+            if interval is not None:
+                how += "; Miettinen-Nurminen score interval"
+        out[m] = {"count_a": count_a, "nobs_a": nobs_a, "count_b": count_b, "nobs_b": nobs_b,
+                  "statistic": stat, "pvalue": p, "alternative": alt, "how": how, "reason": reason,
+                  "data": equivalence, "interval": interval}  # fmt: skip
+    return out
 
-    def equivalence_of(m: str, level: float) -> EquivalenceResult:
-        data_m, alt = per_metric[m][9], per_metric[m][6]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # an undefined equivalence test is reported by its row
-            if m in _SCORE_METRICS:
-                return welch_equivalence(*data_m, margin=margin, alpha=level, power=power, alternative=alt)
-            return rate_equivalence(
-                *data_m, margin=margin, margin_ratio=margin_ratio, alpha=level, power=power, alternative=alt
-            )
 
-    at = {m: j for j, m in enumerate(boot.metrics)}
-    shown = {c: getattr(boot, c).to_numpy() for c in ("value_a", "value_b", "estimate", "ci_low", "ci_high")}
-    rows = []
-    for t in tests:
-        level = alpha / len(OUTCOME_TESTS[t])
-        for m in OUTCOME_TESTS[t]:
-            count_a, nobs_a, count_b, nobs_b, stat, p, alt, how, reason, _ = per_metric[m]
-            eq = equivalence_of(m, level)
-            rows.append(
-                {
-                    "grouping": " x ".join(boot.group_columns),
-                    "test": t,
-                    "metric": m,
-                    "group_a": boot.group_a,
-                    "group_b": boot.group_b,
-                    **{c: float(values[at[m]]) for c, values in shown.items()},
-                    "count_a": count_a,
-                    "nobs_a": nobs_a,
-                    "count_b": count_b,
-                    "nobs_b": nobs_b,
-                    "statistic": stat,
-                    "pvalue": p,
-                    "alternative": alt,
-                    "alpha": level,
-                    "significant": bool(p < level),
-                    "method": how,
-                    "reason": reason,
-                    "equivalence_pvalue": eq.pvalue,
-                    "equivalence_ci_low": eq.ci_low,
-                    "equivalence_ci_high": eq.ci_high,
-                    "margin_low": eq.margin_low,
-                    "margin_high": eq.margin_high,
-                    "equivalence_scale": eq.scale,
-                    "equivalence_method": eq.method + (f" (undefined: {eq.reason})" if eq.reason else ""),
-                    "mde": eq.mde,
-                }
-            )
-    return rows, boot
+def _rate_tests(per_metric: list[dict[str, dict]]) -> None:
+    """The score test of every comparison's rates with both denominators positive, at once per alternative
+    (:func:`fairstats._proportions.score_tests`); entries updated in place."""
+    todo = [(e, _SM_ALTERNATIVE[e["alternative"]]) for metrics in per_metric for m, e in metrics.items()
+            if m not in _SCORE_METRICS and not e["reason"]]  # fmt: skip
+    for alt in dict.fromkeys(a for _, a in todo):
+        entries = [e for e, a in todo if a == alt]
+        four = [[e[k] for e in entries] for k in ("count_a", "nobs_a", "count_b", "nobs_b")]
+        try:
+            stat, p = score_tests(*four, alt)
+            errors = [""] * len(entries)
+        except STATSMODELS_ERRORS:  # which comparisons statsmodels refuses: one at a time
+            answers = [score_test_or_reason(*(f[j] for f in four), alt) for j in range(len(entries))]
+            stat, p, errors = zip(*answers, strict=True)
+        for e, s_, p_, error in zip(entries, stat, p, errors, strict=True):
+            e["statistic"], e["pvalue"] = float(s_), float(p_)
+            if not np.isfinite(p_):
+                e["reason"] = error or "score test p-value is not finite (the rate is 0 or 1 in both groups)"
+
+
+def _equivalences(per_metric, tests, *, alpha, margin, margin_ratio, power) -> dict[tuple, dict]:
+    """The equivalence test of every (comparison, test, metric) at its level: the rates' at once per
+    alternative (:func:`fairstats.equivalence.rate_equivalence_many`), the mean scores' one at a time."""
+    out: dict[tuple, dict] = {}
+    rates: dict[tuple, list] = {}
+    for i, metrics in enumerate(per_metric):
+        for t in tests:
+            level = alpha / len(OUTCOME_TESTS[t])
+            for m in OUTCOME_TESTS[t]:
+                e = metrics[m]
+                if m in _SCORE_METRICS:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # an undefined test is reported by its row
+                        eq = welch_equivalence(*e["data"], margin=margin, alpha=level, power=power,
+                                               alternative=e["alternative"])  # fmt: skip
+                    out[i, t, m] = {c: getattr(eq, c) for c in (*RATE_EQUIVALENCE_COLUMNS, "scale")}
+                else:
+                    rates.setdefault(e["alternative"], []).append(((i, t, m), level, e["data"]))
+    for alt, items in rates.items():
+        four = [[data[k] for _, _, data in items] for k in range(4)]
+        columns = rate_equivalence_many(*four, margin=margin, margin_ratio=margin_ratio,
+                                        alpha=[level for _, level, _ in items], power=power,
+                                        alternative=alt)  # fmt: skip
+        scale = "difference" if margin_ratio is None else "ratio"
+        for j, (key, _, _) in enumerate(items):
+            entry = {c: columns[c][j] for c in RATE_EQUIVALENCE_COLUMNS}
+            entry.update({c: float(v) for c, v in entry.items() if c not in ("method", "reason")})
+            out[key] = {**entry, "scale": scale}
+    return out

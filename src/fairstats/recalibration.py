@@ -362,7 +362,9 @@ def recalibration_tests(
         if g == ref:
             continue
         stat = p = float("nan")
-        reason = by_group.loc[g, "reason"] or by_group.loc[ref, "reason"]
+        # whose recalibration is undefined, named: the group's own count, or the reference's as such
+        own, other = by_group.loc[g, "reason"], by_group.loc[ref, "reason"]
+        reason = (f"group {g!r}: {own}" if own else f"reference {ref!r}: {other}" if other else "")
         if not reason:
             pooled = _pooled(counted, (g, ref))
             if pooled is None:

@@ -21,10 +21,12 @@ from scipy import stats
 
 from fairstats._result import Result
 from fairstats._score_input import reference_iv, score_counts_iv
+from fairstats._small import MIN_NORMAL, size_reason
 from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
+from fairstats.ttests import KS_ALTERNATIVE
 
 __all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
 
@@ -69,7 +71,8 @@ def _expand(score, count) -> np.ndarray:
 
 
 def _ks(sa, ca, sb, cb, alternative) -> tuple[float, float]:
-    """KS statistic and p-value: scipy's ``ks_2samp`` on the expanded scores, or its asymptotic formula."""
+    """KS statistic and p-value: scipy's ``ks_2samp`` on the expanded scores, or its asymptotic formula;
+    ``alternative`` in scipy's words (about the distribution functions, :data:`KS_ALTERNATIVE`)."""
     na, nb = float(ca.sum()), float(cb.sum())
     if max(na, nb) <= EXPAND_LIMIT:
         res = stats.ks_2samp(_expand(sa, ca), _expand(sb, cb), alternative=alternative, method="auto")
@@ -147,8 +150,9 @@ def score_distribution_tests(
         Default: all of :data:`SCORE_DISTRIBUTION_TESTS`.
         Which tests to run (Holm's family is what was run).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
-        About the group's scores against the reference's (``"greater"``: the group's tend to be higher; for
-        KS, scipy's convention about the distribution functions).
+        About the group's scores against the reference's (``"greater"``: the group's tend to be higher), for
+        the three tests alike (KS: scipy's ``ks_2samp`` is called with the opposite word, as its alternative
+        is about the distribution functions, :data:`fairstats.ttests.KS_ALTERNATIVE`).
     alpha, confidence_level, power
         As :func:`fairstats.discrimination.auc_tests`.
     margin : float, default 0.1
@@ -225,7 +229,8 @@ def score_distribution_tests(
             sa, ca, sb, cb = sa[keep_a], ca[keep_a], sb[keep_b], cb[keep_b]
             na, nb = float(ca.sum()), float(cb.sum())
             for metric in tests:
-                row = _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power)
+                row = _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power,
+                           (g, ref))
                 if row["reason"]:
                     warnings.warn(UndefinedTestWarning(
                         f"{metric} ({outcome} class) {g!r} vs {ref!r}: test undefined, {row['reason']}"),
@@ -236,17 +241,22 @@ def score_distribution_tests(
     return ScoreDistributionResult(table, ref, alpha, confidence_level, margin)
 
 
-def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power) -> dict:
+def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power, names) -> dict:
     nan = float("nan")
     na, nb = float(ca.sum()), float(cb.sum())
+    # the group's own count (or the reference's, named as such)
+    smallest, name = min(zip((na, nb), names, strict=True), key=lambda item: item[0])
     out = {"estimate": nan, "ci_low": nan, "ci_high": nan, "statistic": nan, "pvalue": nan, "mde": nan,
            "equivalence_pvalue": nan, "method": "", "reason": ""}
     if na < 2 or nb < 2:
-        out["reason"] = "fewer than 2 people of this class in a group"
+        out["reason"] = f"{smallest:g} people of this class in group {name!r}, fewer than 2"
+    elif metric == "mean_score" and smallest < MIN_NORMAL:
+        out["reason"] = size_reason(smallest, "people of this class", name,
+                                    "Welch's t does not hold its size")
     if metric == "ks":
         out["method"] = "two-sample Kolmogorov-Smirnov (scipy.stats.ks_2samp)"
         if not out["reason"]:
-            out["estimate"], out["pvalue"] = _ks(sa, ca, sb, cb, alternative)
+            out["estimate"], out["pvalue"] = _ks(sa, ca, sb, cb, KS_ALTERNATIVE[alternative])
             out["statistic"] = out["estimate"]
     elif metric == "mann_whitney":
         out["method"] = "Mann-Whitney U (scipy.stats.mannwhitneyu); estimate U / (n n_ref), DeLong interval"

@@ -25,10 +25,14 @@ from scipy import stats
 
 from fairstats._result import Result
 
-__all__ = ["ALTERNATIVES", "FOLD_TESTS", "FoldTTestResult", "fold_ttest"]
+__all__ = ["ALTERNATIVES", "FOLD_TESTS", "KS_ALTERNATIVE", "FoldTTestResult", "fold_ttest"]
 
 #: Accepted values of ``alternative`` (scipy's vocabulary; the hypothesis is about mean(a) - mean(b)).
 ALTERNATIVES = ("two-sided", "less", "greater")
+#: Our ``alternative`` (about the values: ``"greater"``, the first sample's values tend to be larger) as
+#: ``scipy.stats.ks_2samp`` names it (about the distribution functions: its ``"greater"`` is
+#: :math:`F_1 > F_2` somewhere, i.e. the first sample's values tend to be *smaller*).
+KS_ALTERNATIVE = {"two-sided": "two-sided", "greater": "less", "less": "greater"}
 
 #: The three statistics of :class:`FoldTTestResult`, in the order of :meth:`FoldTTestResult.to_frame`.
 FOLD_TESTS = ("pooled", "paired", "corrected")

@@ -6,18 +6,23 @@ import pytest
 from repo_paths import ROOT
 
 from compendium.data.nij import read_paper_folds
+from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors import read_published_b
 from compendium.paper_b.authors_awareness import (
     authors_distance,
     authors_neighbours,
     awareness_matrix,
+    awareness_mcnemar,
     compare_setups,
     exact_search_chunk,
     exact_search_counts,
     printed_awareness_cells,
     random_neighbour_counts,
+    setup_gaps,
+    setup_gaps_summary,
     setup_sensitivity,
 )
+from fairstats.mcnemar import mcnemar_midp
 
 SQRT2 = np.sqrt(2.0)
 
@@ -183,3 +188,68 @@ def test_setup_sensitivity_counts_the_changed_neighbours_and_cells(fold0):
     assert (counts.loc[counts["setup"] == first["setup"], "change"] == 0).all()
     with pytest.raises(ValueError, match="fold 7"):
         setup_sensitivity(setups, every_fold.assign(fold=8), refits)
+
+
+def _cells(values, published):
+    keys = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    return pd.DataFrame(
+        [["lr", "XXI", "White", x, y, n, p] for (x, y), n, p in zip(keys, values, published, strict=True)],
+        columns=["model", "table", "group", "original", "neighbor", "n", "published"],
+    )
+
+
+def test_setup_gaps_set_each_gap_against_each_other_setup_and_its_direction():
+    exact = _cells([100, 200, 300, 400], [90, 230, 300, 380])  # gaps -10, +30, 0, -20
+    rows = []
+    for setup, ranges in (
+        ("first", [(0, 0)] * 4),
+        ("other", [(5, 40), (-50, 50), (-3, 3), (0, 0)]),
+        ("third", [(-15, -5), (10, 20), (0, 0), (-30, 10)]),
+    ):
+        for (x, y), (lo, hi) in zip([(0, 0), (0, 1), (1, 0), (1, 1)], ranges, strict=True):
+            rows.append(["lr", "XXI", "White", x, y, setup, lo, hi])
+    counts = pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "table",
+            "group",
+            "original",
+            "neighbor",
+            "setup",
+            "projected_change_low",
+            "projected_change_high",
+        ],
+    )
+    gaps = setup_gaps(exact, counts)
+    assert set(gaps["setup"]) == {"other", "third"} and len(gaps) == 8  # the first set-up is the authors'
+    g = gaps.set_index(["original", "neighbor", "setup"])
+    assert g["gap"].xs("other", level="setup").tolist() == [-10, 30, 0, -20]
+    # (0, 0): gap -10; "other" moves ours by +5..+40 (away), "third" by -15..-5 (towards, holds it)
+    assert g.loc[(0, 0, "other"), ["gap_in_range", "direction"]].tolist() == [False, "away"]
+    assert g.loc[(0, 0, "third"), ["gap_in_range", "direction"]].tolist() == [True, "towards"]
+    assert g.loc[(1, 0, "other"), "direction"] == "no gap"
+    assert g.loc[(1, 1, "other"), ["gap_in_range", "direction"]].tolist() == [False, "still"]
+    assert g.loc[(0, 1, "third"), ["gap_in_range", "direction"]].tolist() == [False, "towards"]
+    summary = setup_gaps_summary(gaps).set_index(["original", "neighbor"])
+    assert summary.loc[(0, 0), ["in_range_of", "no_setup_towards"]].tolist() == ["third", False]
+    assert summary.loc[(0, 1), ["in_range_of", "no_setup_towards"]].tolist() == ["other", False]
+    assert summary.loc[(1, 0), "no_setup_towards"] == False  # noqa: E712 (no gap)
+    assert summary.loc[(1, 1), ["in_range_of", "no_setup_towards"]].tolist() == ["third", False]
+    moved_away = setup_gaps(exact, counts[counts["setup"] != "third"])
+    assert setup_gaps_summary(moved_away).set_index(["original", "neighbor"]).loc[(0, 0), "no_setup_towards"]
+
+
+def test_awareness_mcnemar_takes_k_and_n_minus_k_from_the_discordant_cells():
+    exact = pd.concat(
+        [_cells([100, 200, 300, 400], [0] * 4), _cells([50, 60, 70, 80], [0] * 4).assign(group="Black")],
+        ignore_index=True,
+    )
+    out = awareness_mcnemar(exact, alpha=0.05).set_index("group")
+    # K = own 1, neighbour 0 (300); N-K = own 0, neighbour 1 (200)
+    assert out.loc["White", ["k", "n_minus_k", "n"]].tolist() == [300, 200, 1000]
+    assert out.loc["Black", ["k", "n_minus_k", "n"]].tolist() == [70, 60, 260]
+    assert out.loc["White", "pvalue"] == mcnemar_midp(300, 200).pvalue
+    assert out.loc["White", "pvalue_as_published"] == mcnemar_midp_as_published(300, 200).pvalue
+    assert set(out["table"]) == {"XXV"} and set(out["metric"]) == {"prediction_vs_neighbor"}
+    assert awareness_mcnemar(exact.iloc[0:0]).empty

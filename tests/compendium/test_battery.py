@@ -14,7 +14,7 @@ from compendium.paper_b.authors import authors_battery
 from compendium.paper_b.battery import battery_tables, run_battery
 from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, BATTERY_COLUMNS, EXTRA_COLUMNS, align_battery
 from compendium.paper_b.battery_pvr import fold_agreement, published_vs_reproduced_rerun
-from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.published import PVR_PIECE_COLUMNS
 from fairstats.calibration import calibration_independence_test, calibration_test, well_calibration_test
 from fairstats.mcnemar import mcnemar_midp
 
@@ -289,8 +289,15 @@ def test_published_vs_reproduced_rerun_layout_and_an_exact_count_match(predictio
         sel = (counts["table"] == "XVI") & (counts["group"] == group) & (counts["original"] == x)
         counts.loc[sel & (counts["other"] == y), "n"] = n
     pvr = published_vs_reproduced_rerun(replace(tables, count_tables=counts), PUBLISHED, raw_dir=RAW)
-    assert list(pvr.columns) == PVR_COLUMNS
+    assert list(pvr.columns) == PVR_PIECE_COLUMNS
     assert set(pvr["source"]) == {"rerun"} and set(pvr["paper"]) == {"B"}
+    # four folds of the authors' 250: no model's predictions are the authors' in every fold ("" where the
+    # fixture has no such model)
+    assert (
+        set(pvr["basis"]) <= {"", "inputs differ", "impossible"} and (pvr["basis"] == "inputs differ").any()
+    )
+    assert pvr.loc[pvr["basis"] == "impossible", "published"].tolist() == ["6564"]
+    assert pvr["evidence"].str.contains("battery").all()
     assert "I" not in set(pvr["table"]) and len(pvr) == 276 - 4
     xvi = pvr[(pvr["table"] == "XVI") & pvr["row"].str.startswith("Unprotected")]
     assert xvi["matches"].all() and xvi["reproduced"].tolist() == [3029, 13, 15, 7892]

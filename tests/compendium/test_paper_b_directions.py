@@ -13,6 +13,7 @@ from compendium.paper_b.directions import (
     UNDIRECTED,
     combine_directions,
     printed_number_directions,
+    procedure_rows,
     row_directions,
     survival,
 )
@@ -206,3 +207,41 @@ def test_printed_numbers_of_table_xxv_contradict_the_text_for_logistic_regressio
     assert d["Linear Discriminant Analysis (Protected)"] == AGAINST_BLACK
     assert d["Gradient Boosting (Protected)"] == AGAINST_BLACK
     assert d["Logistic Regression (Unprotected)"] == AGAINST_BLACK
+
+
+def test_procedure_rows_read_a_mcnemar_table_and_a_t_table_of_the_authors_procedure():
+    mcnemar = pd.DataFrame(
+        {
+            "table": ["XXV", "XXV"],
+            "model": ["rf", "rf"],
+            "test": ["fairness_through_awareness"] * 2,
+            "metric": ["prediction_vs_neighbor"] * 2,
+            "alternative": ["two-sided"] * 2,
+            "alpha": [0.05, 0.05],
+            "group": ["White", "Black"],
+            "k": [10, 40],
+            "n_minus_k": [30, 20],
+            "pvalue": [0.002, 0.01],
+            "pvalue_as_published": [0.003, 0.012],
+        }
+    )
+    t = pd.DataFrame(
+        {
+            "table": ["XV"],
+            "model": ["lda"],
+            "test": ["balance_negative_class"],
+            "metric": ["mean_score_neg"],
+            "alternative": ["less"],
+            "alpha": [0.05],
+            "estimate": [-0.26],
+            "pvalue_paper_formula": [0.0],
+            "pvalue_corrected": [1e-6],
+        }
+    )
+    rows = pd.concat([procedure_rows(mcnemar), procedure_rows(t)], ignore_index=True)
+    assert rows["hypothesis"].tolist() == ["XXV rf White", "XXV rf Black", "XV lda"]
+    assert rows["pvalue_paper"].tolist() == [0.003, 0.012, 0.0]
+    assert rows["pvalue_correct"].tolist() == [0.002, 0.01, 1e-6]
+    d = row_directions(rows, alpha=0.05).set_index("hypothesis")
+    # K < N-K for White people: against Black; K > N-K for Black people: against Black; B - W > 0 under "less"
+    assert d["corrected"].tolist() == [AGAINST_BLACK, AGAINST_BLACK, AGAINST_BLACK]

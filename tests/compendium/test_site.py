@@ -101,6 +101,24 @@ def test_build_site_is_deterministic_and_links_every_table(tmp_path):
     assert 'id="verdicts"' in index and 'id="deviations"' in index
 
 
+def test_the_published_vs_reproduced_page_counts_each_printed_number_by_its_best_class(tmp_path):
+    results = tmp_path / "results" / "demo"
+    write_table(pd.DataFrame({"x": [1]}), results / "nij/clean/tables/table1.csv")
+    classes = {"class": ["exact", "unexplained", "exact"], "evidence": ["", "results/x.csv", ""]}
+    table = _pvr().assign(**classes)
+    # a second source of Table I's LR number that explains it: the number's best class is differs
+    other = table.iloc[[1]].assign(source="rerun", **{"class": "differs"})
+    pvr = tmp_path / "pvr.csv"
+    pd.concat([table, other], ignore_index=True).to_csv(pvr, index=False)
+    site = build_site(results, results / "report", experiment="demo", published_vs_reproduced=pvr)
+    page = (results / "report/pages/published-vs-reproduced.html").read_text()
+    assert site.n_published == 4 and "by the best class any source gives them" in page
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page, flags=re.S)
+    cells = [re.findall(r"<td[^>]*>([^<]*)</td>", r) for r in rows]
+    b = next(c for c in cells if c[:3] == ["B", "I", "2"])  # two printed numbers of Table I
+    assert b[3:] == ["1", "0", "0", "0", "1", "0", "0"]  # LDA exact, LR differs
+
+
 def test_build_site_without_a_published_table(tmp_path):
     results = tmp_path / "r"
     write_table(pd.DataFrame({"x": [1]}), results / "compas/f/tables/t.csv")

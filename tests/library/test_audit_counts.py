@@ -112,6 +112,38 @@ def test_id_like_group_column_is_refused(tmp_path, capsys, suffix):
     assert not (tmp_path / "out").exists()
 
 
+def test_groups_of_two_and_fine_intersections_are_refused_up_front(tmp_path, capsys):
+    # 50,000 groups of 2 people (issue 37: ran for over a minute without a word): one line naming the column
+    # and its groups, exit 2, nothing written; an intersection of two fine columns likewise; a grouping of
+    # many groups of 10 (bench audit_scale: 2,000 groups of 10) is audited
+    import fairstats
+    from fairstats.auditing import AuditError
+
+    n = 100_000
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"pair": np.arange(n) // 2, "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n)})
+    path = tmp_path / "pairs.csv"
+    frame.to_csv(path, index=False)
+    status, err = _audit(capsys, str(path), "--group", "pair", "--y-true", "y", "--y-pred", "p",
+                         "--out", str(tmp_path / "out"))  # fmt: skip
+    assert status == 2 and not (tmp_path / "out").exists()
+    line = [x for x in err.splitlines() if "--group" in x]
+    assert len(line) == 1
+    assert "column 'pair' looks like an identifier, not a group: 50,000 groups, 50,000 of them with fewer " \
+        "than 10 people" in line[0]
+    i = np.arange(20_000)  # 1,000 zip codes of 20 people, 20 ages of 1,000: each column is audited
+    fine = pd.DataFrame({"zip": i % 1000, "age": (i // 1000) % 20, "y": rng.integers(0, 2, i.size),
+                         "p": rng.integers(0, 2, i.size)})  # fmt: skip
+    with pytest.raises(AuditError, match=r"the intersection 'zip x age' has groups too small to compare: "
+                                         r"20,000 groups, 20,000 of them"):  # fmt: skip
+        fairstats.audit(fine, group=["zip", "age"], y_true="y", y_pred="p", n_resamples=99)
+    from fairstats.auditing.grouping import Grouping
+    from fairstats.auditing.prepare import _too_many_groups_iv
+
+    tens = pd.DataFrame({"g": np.arange(20_000) // 10})
+    _too_many_groups_iv(tens, None, Grouping(("g",)))  # 2,000 groups of 10: audited
+
+
 def test_many_groups_give_outcome_tests_numbers_and_a_bounded_report(tmp_path, capsys):
     # The audit validates a grouping once and swaps each group's mask in (issue 14: cost linear in the
     # groups); each comparison must still be outcome_tests on that group's and the reference's rows with the

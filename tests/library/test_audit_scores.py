@@ -39,6 +39,31 @@ def test_score_tests_csv_with_y_score(tmp_path, capsys):
     assert (tmp_path / "out" / "score_tests.md").is_file()
 
 
+def test_a_score_outside_0_1_gets_the_rank_tests_and_a_note_on_the_rest(tmp_path, capsys):
+    """Issue 39, item 5: deciles 1-10 (ties everywhere) audit with exit 0; score_tests.csv has the AUC and the
+    distribution tests, no calibration; tests.csv has no balance test (paper B's need probabilities); the
+    report's notes say which ran and which did not."""
+    rng = np.random.default_rng(5)
+    n = 1200
+    g = rng.choice(["a", "b"], n, p=[0.6, 0.4])
+    decile = rng.integers(1, 11, n)
+    y = (rng.random(n) < decile / 12).astype(int)
+    path = tmp_path / "deciles.csv"
+    pd.DataFrame({"g": g, "y": y, "pred": (decile > 5).astype(int), "s": decile}).to_csv(path, index=False)
+    code = main(["audit", str(path), "--group", "g", "--y-true", "y", "--y-pred", "pred", "--y-score", "s",
+                 "--n-resamples", "99", "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().err
+    scores = pd.read_csv(tmp_path / "out" / "score_tests.csv")
+    assert {"auc", "ks_positive", "mann_whitney_negative", "mean_score_positive"} <= set(scores["metric"])
+    assert "calibration" not in set(scores["metric"])
+    assert scores.loc[scores.metric == "auc", "pvalue"].notna().all()
+    tests = pd.read_csv(tmp_path / "out" / "tests.csv")
+    assert not set(tests["test"]) & {"balance_positive_class", "balance_negative_class", "calibration"}
+    report = (tmp_path / "out" / "report.md").read_text()
+    note = next(line for line in report.splitlines() if "holds scores outside" in line)  # Markdown-escaped
+    assert "(from 1 to 10)" in note and "take any numeric score" in note and "were not run" in note
+
+
 def test_regression_audit_flags_the_planted_group_only(tmp_path, capsys):
     """A held-out synthetic data set (seed 2626, not used elsewhere): bias +2 (sd 5) in group c only."""
     path = tmp_path / "reg.csv"

@@ -237,7 +237,9 @@ def _bad_files(compas: Path, folder: Path) -> dict[str, Path]:
     three = data.assign(y_pred=data["y_pred"].map({0: "low", 1: "high"}))
     three.loc[5, "y_pred"] = "medium"
     write("three", three.assign(y_true=data["y_true"].map({0: "low", 1: "high"})))
-    write("score", data.assign(score=data["y_score"]))  # deciles 1-10: not in [0, 1]
+    infinite = data.assign(score=data["y_score"].astype(float))
+    infinite.loc[3, "score"] = np.inf
+    write("score", infinite)  # deciles 1-10 (any number is a score), one of them infinite
     files["garbage"] = folder / "garbage.parquet"
     files["garbage"].write_bytes(b"this is not parquet")
     files["empty"] = folder / "empty.csv"
@@ -282,10 +284,10 @@ BAD_INPUTS = [
         r"label '(low|high)' .*outside the stated set",
     ),
     (
-        "score outside [0, 1]",
+        "score not a finite number",
         "score",
         ["--group", "race", "--y-score", "score"],
-        r"scores in \[0, 1\], found 3 on line 5 ",
+        r"--y-score: column 'score' must hold finite numbers, found inf on line 5 ",
     ),
     ("same column twice", "compas", ["--group", "race", "--group", "race"],
      r"--group: 'race' is given twice"),

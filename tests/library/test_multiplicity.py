@@ -50,6 +50,20 @@ def test_adjust_matches_statsmodels_overall_and_per_family(method):
     assert list(per_model.columns[:2]) == ["model", "pvalue"]  # a copy, columns added at the end
 
 
+def test_holm_equals_statsmodels_to_the_bit_with_ties_zeros_and_ones():
+    # _holm repeats multipletests' Holm operations (without its gc.collect()): the same floats, ties (sorted
+    # in any order give equal adjusted values), exact zeros and ones, one p-value, many
+    from fairstats.multiplicity import _holm
+
+    rng = np.random.default_rng(37)
+    for size in (1, 2, 7, 50, 1000):
+        p = rng.random(size) ** 4
+        p[rng.random(size) < 0.2] = p[0]
+        p[rng.random(size) < 0.05] = 0.0
+        p[rng.random(size) < 0.05] = 1.0
+        np.testing.assert_array_equal(_holm(p), multipletests(p, method="holm")[1])
+
+
 def test_adjust_leaves_missing_pvalues_out_and_coalesces():
     table = pd.DataFrame(
         {"pvalue_corrected": [0.01, np.nan, 0.02, np.nan], "pvalue": [0.5, 0.03, 0.9, np.nan]}

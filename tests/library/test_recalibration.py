@@ -82,6 +82,11 @@ def test_scores_of_zero_or_one_make_the_recalibration_undefined_not_the_ici():
     assert np.isnan(g.loc["a", "slope"]) and np.isfinite(g.loc["a", "ici"])
     assert res.comparisons.loc[0, "verdict"] == "undefined"
     assert "infinite logit" in res.overall["reason"] or res.overall["reason"]
+    # the comparison's reason says whose count it is (issue 39: it quoted the reference's as the group's)
+    comparison = res.comparisons.iloc[0]
+    whose = comparison["group"] if np.isnan(g.loc[comparison["group"], "slope"]) else comparison["reference"]
+    role = "group" if whose == comparison["group"] else "reference"
+    assert comparison["reason"].startswith(f"{role} {whose!r}: 5 people have a score of exactly 0 or 1")
 
 
 def test_scores_outside_the_unit_interval_are_refused():

@@ -38,8 +38,10 @@ def test_group_metrics_and_the_studentized_statistic():
     assert t.loc["residual_distribution", "pvalue"] == pytest.approx(stats.ks_2samp(r["b"], r["a"]).pvalue)
     assert t.loc["mean_residual", "reference"] == "a"  # the largest group
     assert (t["pvalue_adj"] >= t["pvalue"]).all() and set(t["verdict"]) <= {"disparity", "inconclusive"}
-    # a studentized statistic of 8 sd gets the smallest two-sided permutation p-value, 2 / (B + 1)
-    assert t.loc["rmse", "statistic"] > 8 and t.loc["rmse", "pvalue"] == pytest.approx(2 / 200)
+    # a studentized statistic of 8 sd gets the smallest two-sided p-value, 1 / (B + 1): P(|T*| >= |T|) (was
+    # twice the smaller tail, 2 / (B + 1)); the permutation and the bootstrap-t p-values agree there
+    assert t.loc["rmse", "statistic"] > 8 and t.loc["rmse", "pvalue"] == pytest.approx(1 / 200)
+    assert t.loc["rmse", "pvalue_permutation"] == t.loc["rmse", "pvalue_bootstrap"] == pytest.approx(1 / 200)
 
 
 def test_seeded_and_invariant_to_row_order():
@@ -63,7 +65,7 @@ def test_planted_bias_flags_that_group_only_and_equal_groups_are_equivalent():
 
 def test_undefined_rows_and_bad_input():
     df = pd.DataFrame({"g": ["a"] * 5 + ["b"], "y": np.arange(6.0), "p": np.arange(6.0) + 1})
-    with pytest.warns(UndefinedTestWarning, match="fewer than 2 people"):
+    with pytest.warns(UndefinedTestWarning, match="1 person in group 'b', fewer than 20"):
         t = regression_tests(df, group="g", y_true="y", y_pred="p", n_resamples=9, distribution=False,
                              metrics=["mae"]).comparisons
     assert t.loc[0, "verdict"] == "undefined"
@@ -185,3 +187,93 @@ def test_bounded_loss_size_slow(n):
     rates = bounded_size(np.random.default_rng(n), n, 10_000)
     assert np.all(np.abs(rates - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 10_000)), rates
 
+
+
+@pytest.mark.parametrize("shift, alternative, small", [(1.0, "greater", True), (1.0, "less", False),
+                                                       (-1.0, "less", True), (-1.0, "greater", False)])
+def test_one_sided_ks_row_tests_the_direction_of_the_other_rows(shift, alternative, small):
+    """Group residuals N(shift, 1) against N(0, 1), 200 each (issue 39, item 1): ``alternative`` is about the
+    group's residuals being larger (``"greater"``) for the KS row as for the mean-residual row; scipy's
+    ``ks_2samp`` words it after the distribution functions, so its word is the opposite one. Before the fix
+    the planted shift N(1, 1) with "greater" gave the mean row p = 0.001 and the KS row p = 0.995."""
+    rng = np.random.default_rng(39)
+    df = pd.DataFrame({"g": np.repeat(["a", "b"], 200), "y": 0.0,
+                       "p": np.r_[rng.normal(shift, 1, 200), rng.normal(0, 1, 200)]})
+    t = regression_tests(df, group="g", y_true="y", y_pred="p", reference="b", metrics=["mean_residual"],
+                         alternative=alternative, n_resamples=999, rng=1).comparisons.set_index("metric")
+    for metric in ("mean_residual", "residual_distribution"):
+        assert (t.loc[metric, "pvalue"] < 0.01) == small, (metric, t.loc[metric, "pvalue"])
+        if not small:
+            assert t.loc[metric, "pvalue"] > 0.5
+    r = (df["p"] - df["y"]).to_numpy()
+    scipy_word = {"greater": "less", "less": "greater"}[alternative]
+    expected = stats.ks_2samp(r[:200], r[200:], alternative=scipy_word).pvalue
+    assert t.loc["residual_distribution", "pvalue"] == pytest.approx(expected, rel=1e-12)
+
+
+def skewed_size(rng, n, reps, n_resamples):
+    """Rejection rates at 5 % of the permutation p-value alone (|T| rule) and of the reported one (the larger
+    of it and the bootstrap-t), mean residual: residuals 3 (Exp(1) - 1) (mean 0, sd 3, skewness 2) in ``n``
+    people against N(0, 1) in 200 (issue 39, item 3), through ``_compare`` (without the interval)."""
+    hits = np.zeros(2)
+    for _ in range(reps):
+        x, y = 3 * (rng.exponential(size=n) - 1), rng.normal(size=200)
+        row = rg._compare("mean_residual", x, y, "a", "b", "g", "two-sided", 0.05, 0.95, 0.8, n_resamples,
+                          "percentile", None, rng, interval=False)
+        hits += [row["pvalue_permutation"] < 0.05, row["pvalue"] < 0.05]
+    return hits / reps
+
+
+def test_small_skewed_group_quick():
+    """200 data sets of 20 skewed residuals against 200 normal ones, 199 resamples: the reported test rejects
+    in at most 0.075 + 2 Monte Carlo standard errors of them (the permutation test alone: about 0.085)."""
+    _, reported = skewed_size(np.random.default_rng(39), 20, 200, 199)
+    assert reported <= 0.075 + 2 * np.sqrt(0.075 * 0.925 / 200), reported
+
+
+def test_fewer_than_min_group_people_is_undefined_with_the_group_and_its_size():
+    rng = np.random.default_rng(40)
+    df = pd.DataFrame({"g": np.repeat(["a", "b"], [200, rg.MIN_GROUP - 1]), "y": 0.0,
+                       "p": rng.normal(size=200 + rg.MIN_GROUP - 1)})
+    with pytest.warns(UndefinedTestWarning, match=r"19 people in group 'b', fewer than 20"):
+        t = regression_tests(df, group="g", y_true="y", y_pred="p", n_resamples=99, rng=1).comparisons
+    metrics = t.set_index("metric")
+    assert (metrics.loc[list(rg.REGRESSION_METRICS), "verdict"] == "undefined").all()
+    assert metrics.loc["mean_residual", "estimate"] == pytest.approx(df.p[200:].mean() - df.p[:200].mean())
+    assert metrics.loc["residual_distribution", "verdict"] != "undefined"  # KS is exact at any size
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [20, 50])
+def test_small_skewed_group_holds_its_size(n):
+    """Issue 39, item 3: 3,000 data sets (residuals 3 (Exp(1) - 1) in n people against N(0, 1) in 200, equal
+    means), 199 resamples each: the reported test rejects in at most 0.075 of them, beyond 3 Monte Carlo
+    standard errors (0.0048) at n = 20, and at most 5 % + 3 se at n = 50. The permutation p-value alone
+    (|T| rule) rejects more (it is reported beside, ``pvalue_permutation``); before issue 39 the two-sided
+    rule was twice the smaller tail: 0.110 at n = 20, 0.083 at n = 50 (the issue's numbers). Seen: reported
+    0.057 and 0.047, the permutation p-value alone 0.079 and 0.059. About 2 min."""
+    reps = 3000
+    permutation, reported = skewed_size(np.random.default_rng(390 + n), n, reps, 199)
+    se = np.sqrt(0.05 * 0.95 / reps)
+    assert reported <= (0.075 if n == 20 else 0.05) + 3 * se, (permutation, reported)
+    assert reported <= permutation
+
+
+@pytest.mark.slow
+def test_one_sided_ks_size_and_direction():
+    """Issue 39, item 1: 2,000 data sets of N(0, 1) residuals, 200 per group: the KS row with
+    ``alternative="greater"`` rejects at most 5 % + 3 Monte Carlo standard errors (0.0146) of them; with the
+    group's residuals shifted by +0.3 it rejects in at least 80 % ("greater") and at most 1 % ("less") of
+    2,000 more (seen: 0.042, 0.83 and 0.000; before the fix "greater" and "less" were swapped). A few
+    seconds."""
+    rng = np.random.default_rng(391)
+    reps = 2000
+    null = planted_greater = planted_less = 0
+    for _ in range(reps):
+        y = rng.normal(size=200)
+        null += rg._distribution(rng.normal(size=200), y, "a", "b", "g", "greater")["pvalue"] < 0.05
+        x = rng.normal(0.3, 1, 200)
+        planted_greater += rg._distribution(x, y, "a", "b", "g", "greater")["pvalue"] < 0.05
+        planted_less += rg._distribution(x, y, "a", "b", "g", "less")["pvalue"] < 0.05
+    assert null / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), null / reps
+    assert planted_greater / reps >= 0.8 and planted_less / reps <= 0.01, (planted_greater, planted_less)

@@ -60,6 +60,21 @@ def test_counted_formulas_equal_scipy_asymptotic_above_the_expansion_limit(monke
         assert (u, p) == pytest.approx((ref.statistic, ref.pvalue), rel=1e-12)
 
 
+@pytest.mark.parametrize("expand_limit", [sd.EXPAND_LIMIT, 10])
+def test_one_sided_alternative_means_the_same_for_ks_as_for_the_other_tests(monkeypatch, expand_limit):
+    """``alternative="greater"``: the group's scores tend to be higher, for KS as for Mann-Whitney and Welch
+    (issue 39, item 1; scipy's ks_2samp words it after the distribution functions), on both KS paths."""
+    monkeypatch.setattr(sd, "EXPAND_LIMIT", expand_limit)
+    rng = np.random.default_rng(39)
+    for shift, alternative, small in ((0.5, "greater", True), (0.5, "less", False), (-0.5, "less", True)):
+        df = people(rng, 300, shift_b=shift)
+        t = score_distribution_tests(df, group="g", y_true="y", y_score="s", reference="a",
+                                     alternative=alternative).table
+        for metric in ("ks", "mann_whitney", "mean_score"):
+            p = t.loc[t.metric == metric, "pvalue"].to_numpy()
+            assert (p < 0.01).all() if small else (p > 0.5).all(), (shift, alternative, metric, p)
+
+
 def test_counts_and_rows_agree():
     df = people(np.random.default_rng(3), 200)
     a = score_distribution_tests(df, group="g", y_true="y", y_score="s").table
@@ -110,7 +125,7 @@ def null_rates(rng, n, reps, *, scale_b, shift_b=0.0):
                     values, counts = np.unique(s_all[(g == group) & (y_all == y)], return_counts=True)
                     counted += [values, counts.astype(float)]
                 for metric in sd.SCORE_DISTRIBUTION_TESTS:
-                    row = sd._one(metric, *counted, "two-sided", 0.95, z, 0.1, 0.05, 0.8)
+                    row = sd._one(metric, *counted, "two-sided", 0.95, z, 0.1, 0.05, 0.8, ("a", "b"))
                     hits[(outcome, metric)] = hits.get((outcome, metric), 0) + (row["pvalue"] < 0.05)
     return {k: v / reps for k, v in hits.items()}
 

@@ -1,13 +1,14 @@
-# Course stage (issue 28; `snakemake course`): the six labs of notebooks/course/*.py (jupytext percent-format
+# Course stage (issues 28 and 41; `snakemake course`): the nine labs of notebooks/course/*.py (jupytext percent-format
 # sources, catalogue compendium.course.labs.LABS), each built into
 #   notebooks/course/student/<lab>.ipynb         the student version, solutions removed (committed);
 #   results/<experiment>/course/instructor/...   the instructor version, solutions in place (built on demand,
 #                                                not committed, never on the site),
 # the instructor version executed full size by papermill into
 # results/<experiment>/course/executed/<lab>.ipynb, failing unless every check of it says "right"
-# (compendium.course.executed); and the student version rendered for the site (report/course/<lab>.html
-# beside a copy of the .ipynb; linked from the index's "Course" section by build_site_index). Not in
-# `rule all`: `make reproduce` is unchanged; `make report` renders the labs.
+# (compendium.course.executed); and the student version rendered for the site (report/course/<lab>.html, its
+# formulas typeset by the site's own MathJax, beside a copy of the .ipynb; linked from the index's "Course"
+# section by build_site_index). Not in `rule all`: `make reproduce` is unchanged; `make report` renders the
+# labs.
 import os.path
 
 from compendium.course.labs import LABS
@@ -55,18 +56,21 @@ rule run_course_lab:
 rule render_course_lab:
     input:
         nb=rules.build_course_lab.output.student,
+        mathjax=rules.copy_site_mathjax.output.js,
     output:
         html=f"{SITE}/course/{{lab}}.html",
         ipynb=f"{SITE}/course/{{lab}}.ipynb",
     params:
-        out_dir=lambda wildcards, output: os.path.dirname(output.html),
+        # the site's folder: the one holding mathjax/ (compendium.publish.notebook_html.MATHJAX)
+        site=lambda wildcards, input: os.path.dirname(os.path.dirname(input.mathjax)),
     log:
         f"{RESULTS}/logs/course/render_course_lab/{{lab}}.log",
     conda:
         "../../environment.yml"
     shell:
-        "jupyter nbconvert --to html {input.nb:q} --output-dir {params.out_dir:q} --output {wildcards.lab:q}"
-        " > {log:q} 2>&1 && cp {input.nb:q} {output.ipynb:q}"
+        "python -m compendium.publish.notebook_html {input.nb:q} {output.html:q} --site {params.site:q}"
+        " > {log:q} 2>&1"
+        " && cp {input.nb:q} {output.ipynb:q}"
 
 
 rule course:

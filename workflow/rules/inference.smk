@@ -134,8 +134,16 @@ rule render_beyond_the_papers:
         verdicts=expand(rules.adjust_battery.output.verdicts, source=INFERENCE_SOURCES),
         published=NIJ_PUBLISHED_B,
         three_way=expand(rules.three_way_battery.output.three_way, source=INFERENCE_SOURCES),
-        # Table XX through the authors' own refits: the authors' source of the conclusions table
-        authors_causal=[rules.authors_procedure_tables.output.causal_tests] if AP_ON else [],
+        # Tables XX, XV and XXV through the authors' procedures: the authors' source of the conclusions table
+        authors_procedure_tests=(
+            [
+                rules.authors_procedure_tables.output.causal_tests,
+                rules.authors_procedure_tables.output.balance_tests,
+                rules.authors_procedure_tables.output.awareness_tests,
+            ]
+            if AP_ON
+            else []
+        ),
         # issue 26: the sound score tests of paper B's probabilities and COMPAS' deciles
         # (rules test_scores_nij / test_scores_compas, below)
         nij_scores=expand(f"{INFERENCE}/nij/{{preset}}/tables/score_tests.csv", preset=INFERENCE_NIJ_PRESETS),
@@ -158,7 +166,7 @@ rule render_beyond_the_papers:
         adjusted=lambda wildcards, input: ",".join(input.adjusted),
         verdicts=lambda wildcards, input: ",".join(input.verdicts),
         three_way=lambda wildcards, input: ",".join(input.three_way),
-        authors_causal=lambda wildcards, input: ",".join(input.authors_causal),
+        authors_procedure_tests=lambda wildcards, input: ",".join(input.authors_procedure_tests),
         nij_scores=lambda wildcards, input: ",".join(input.nij_scores),
         margin=config["inference"]["margin"],
     log:
@@ -174,7 +182,7 @@ rule render_beyond_the_papers:
         " -p alpha {params.alpha} -p out_dir {params.out_dir:q}"
         " -p three_way {params.three_way:q} -p margin {params.margin}"
         # plain quotes, not :q: "" when the authors' procedures are off, and :q drops an empty word
-        " -p authors_causal '{params.authors_causal}'"
+        " -p authors_procedure_tests '{params.authors_procedure_tests}'"
         " -p nij_score_tests '{params.nij_scores}' -p compas_score_tests {input.compas_scores:q}"
         " > {log:q} 2>&1"
         " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"

@@ -1,6 +1,8 @@
 # Site stage (make report): an HTML site of the experiment under results/<experiment>/report/, self-contained
 # (relative links only, inside that folder):
-#   notebooks/<stage>/<name>.html  every executed notebook, rendered by nbconvert (render_html);
+#   notebooks/<stage>/<name>.html  every executed notebook, rendered by nbconvert (render_html), its formulas
+#                                  typeset by the site's own MathJax (no CDN: they render offline too);
+#   mathjax/tex-svg.js             that MathJax, copied from the locked sphinx-mathjax-offline (copy_site_mathjax);
 #   figures/<stage>/<name>.png     every figure, copied and flagged with a caption for `snakemake --report`
 #                                  (copy_site_figure);
 #   index.html, pages/*.html       published vs reproduced (deviations highlighted), each stage's tables and
@@ -23,7 +25,7 @@ SITE_STAGE = "[a-z0-9_]+(?:/[a-z0-9_]+)*"
 report: "../report/workflow.rst"
 
 
-SITE_RULES = {"render_html", "copy_site_figure", "build_site_index"}
+SITE_RULES = {"render_html", "copy_site_figure", "copy_site_mathjax", "build_site_index"}
 SITE_SOURCE = re.compile(
     rf"{re.escape(RESULTS)}/(?P<stage>{SITE_STAGE})/(?P<kind>notebooks|figures)/[^/]+\.(?:ipynb|png)"
 )
@@ -46,14 +48,27 @@ SITE_NOTEBOOKS = [site_copy(p, ".html") for p in SITE_SOURCES if p.endswith(".ip
 SITE_FIGURES = [site_copy(p, ".png") for p in SITE_SOURCES if p.endswith(".png")]
 
 
+rule copy_site_mathjax:
+    output:
+        js=f"{SITE}/mathjax/tex-svg.js",
+    log:
+        f"{RESULTS}/logs/site/copy_site_mathjax.log",
+    conda:
+        "../../environment.yml"
+    shell:
+        "python -m compendium.publish.notebook_html --mathjax {output.js:q} > {log:q} 2>&1"
+
+
 rule render_html:
     input:
         nb=f"{RESULTS}/{{stage}}/notebooks/{{name}}.ipynb",
+        mathjax=rules.copy_site_mathjax.output.js,
     output:
         # not flagged for `snakemake --report`: the site links it, and the provenance report stays small
         html=f"{SITE}/notebooks/{{stage}}/{{name}}.html",
     params:
-        out_dir=lambda wildcards, output: os.path.dirname(output.html),
+        # the site's folder: the one holding mathjax/ (compendium.publish.notebook_html.MATHJAX)
+        site=lambda wildcards, input: os.path.dirname(os.path.dirname(input.mathjax)),
     log:
         f"{RESULTS}/logs/site/render_html/{{stage}}/{{name}}.log",
     wildcard_constraints:
@@ -62,7 +77,7 @@ rule render_html:
     conda:
         "../../environment.yml"
     shell:
-        "jupyter nbconvert --to html {input.nb:q} --output-dir {params.out_dir:q} --output {wildcards.name:q}"
+        "python -m compendium.publish.notebook_html {input.nb:q} {output.html:q} --site {params.site:q}"
         " > {log:q} 2>&1"
 
 

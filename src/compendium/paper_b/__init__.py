@@ -10,8 +10,10 @@ race-flipped predictions), :mod:`~compendium.paper_b.predictions` (their parquet
 The authors' own: :mod:`~compendium.paper_b.authors` (their committed per-fold files, the printed tables),
 :mod:`~compendium.paper_b.authors_procedure` and :mod:`~compendium.paper_b.authors_awareness` (their
 refits and nearest-neighbour search, as they ran them), :mod:`~compendium.paper_b.printed_readings`
-(readings of the equations, declared before they are run), :mod:`~compendium.paper_b.authors_procedure_pvr`
-(those numbers beside the printed ones).
+(readings of the equations, declared before they are run), :mod:`~compendium.paper_b.per_fold_searches`
+(declared readings of the two numbers of Tables I-X that the authors' per-fold files miss),
+:mod:`~compendium.paper_b.printed_arithmetic` (printed counts that no procedure can give),
+:mod:`~compendium.paper_b.authors_procedure_pvr` (those numbers beside the printed ones).
 
 What the paper printed but got wrong: :mod:`~compendium.paper_b.as_published` (its fold t and its Table XX
 McNemar formula, beside the library's correct tests) and :mod:`~compendium.paper_b.verdicts` (its verdicts

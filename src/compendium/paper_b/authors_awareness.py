@@ -43,10 +43,13 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from compendium.data.nij import design_matrix
+from compendium.paper_b.as_published import mcnemar_midp_as_published
 from compendium.paper_b.authors_procedure import REFIT_SWAPPED, refit_matrix
+from fairstats.mcnemar import mcnemar_midp
 
 __all__ = [
     "COUNT_TABLE_OF_MODEL",
+    "awareness_mcnemar",
     "authors_distance",
     "authors_neighbours",
     "awareness_matrix",
@@ -55,6 +58,8 @@ __all__ = [
     "exact_search_counts",
     "printed_awareness_cells",
     "random_neighbour_counts",
+    "setup_gaps",
+    "setup_gaps_summary",
     "setup_sensitivity",
     "summarise_random_counts",
 ]
@@ -400,6 +405,126 @@ def setup_sensitivity(
     counts["projected_change_low"] = n_folds_total * counts["change_fold_mean"] - half
     counts["projected_change_high"] = n_folds_total * counts["change_fold_mean"] + half
     return pd.DataFrame(summary_rows), counts
+
+
+def awareness_mcnemar(exact_counts: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Table XXV from the exact search's counts: K, N-K, the mid-p of Eq. 3 and the printed formula's p.
+
+    Parameters
+    ----------
+    exact_counts : pandas.DataFrame
+        :func:`exact_search_counts` (``model, table, group, original, neighbor, n``).
+    alpha : float, keyword-only
+        The test's level (the paper's: 0.05).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and group: ``table`` (``"XXV"``), ``model, test, metric, alternative, alpha, group,
+        n`` (the group's people), ``k`` (own prediction 1, neighbour's 0), ``n_minus_k`` (own 0, neighbour's
+        1), ``pvalue`` (:func:`fairstats.mcnemar.mcnemar_midp`, the paper's Eq. 3), ``pvalue_as_published``
+        (:func:`compendium.paper_b.as_published.mcnemar_midp_as_published`, the formula behind the printed
+        p-values) and ``source`` (``"authors-procedure"``).
+    """
+    rows = []
+    cells = exact_counts.set_index(["model", "group", "original", "neighbor"])["n"].sort_index()
+    for model in dict.fromkeys(exact_counts["model"]):
+        for group in ("White", "Black"):
+            k, nk = int(cells.loc[(model, group, 1, 0)]), int(cells.loc[(model, group, 0, 1)])
+            rows.append(
+                {
+                    "table": "XXV",
+                    "model": model,
+                    "test": "fairness_through_awareness",
+                    "metric": "prediction_vs_neighbor",
+                    "alternative": "two-sided",
+                    "alpha": float(alpha),
+                    "group": group,
+                    "n": int(cells.loc[(model, group)].sum()),
+                    "k": k,
+                    "n_minus_k": nk,
+                    "pvalue": mcnemar_midp(k, nk).pvalue,
+                    "pvalue_as_published": mcnemar_midp_as_published(k, nk).pvalue,
+                    "source": "authors-procedure",
+                }
+            )
+    columns = [
+        "table",
+        "model",
+        "test",
+        "metric",
+        "alternative",
+        "alpha",
+        "group",
+        "n",
+        "k",
+        "n_minus_k",
+        "pvalue",
+        "pvalue_as_published",
+        "source",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def setup_gaps(exact_counts: pd.DataFrame, setup_counts: pd.DataFrame) -> pd.DataFrame:
+    """Per printed cell of Tables XXI-XXIV and per other set-up tried: the gap and what that set-up moves.
+
+    Parameters
+    ----------
+    exact_counts : pandas.DataFrame
+        :func:`exact_search_counts` of the search on every fold in the authors' set-up, with ``published``.
+    setup_counts : pandas.DataFrame
+        The ``counts`` of :func:`setup_sensitivity` (its first set-up is the authors').
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell and other set-up: ``model, table, group, original, neighbor, published, n`` (the
+        search in the authors' set-up), ``gap`` (printed - n) and ``gap_share`` (gap / n), ``setup``,
+        ``change_low, change_high`` (the range by which that set-up would move n over the 250 folds,
+        projected from the sampled folds), ``gap_in_range`` (the gap lies in it: the set-up can move our count
+        to the printed one) and ``direction``: ``"towards"`` (the range reaches the gap's side of 0: the
+        set-up can move our count towards the printed one), ``"away"`` (the range lies strictly on the other
+        side), ``"still"`` (the set-up does not move this count on the sampled folds), ``"no gap"``.
+    """
+    keys = ["model", "table", "group", "original", "neighbor"]
+    first = setup_counts["setup"].iloc[0]
+    other = setup_counts[setup_counts["setup"] != first][
+        [*keys, "setup", "projected_change_low", "projected_change_high"]
+    ].rename(columns={"projected_change_low": "change_low", "projected_change_high": "change_high"})
+    out = exact_counts[[*keys, "published", "n"]].merge(other, on=keys, how="inner", validate="one_to_many")
+    out["gap"] = out["published"] - out["n"]
+    out["gap_share"] = out["gap"] / out["n"]
+    out["gap_in_range"] = (out["change_low"] <= out["gap"]) & (out["gap"] <= out["change_high"])
+    gap_sign = np.sign(out["gap"])
+    still = (out["change_low"] == 0) & (out["change_high"] == 0)
+    away = ((gap_sign > 0) & (out["change_high"] < 0)) | ((gap_sign < 0) & (out["change_low"] > 0))
+    out["direction"] = np.select([gap_sign == 0, still, away], ["no gap", "still", "away"], default="towards")
+    order = ["model", "table", "group", "original", "neighbor", "published", "n", "gap", "gap_share", "setup"]
+    return out[[*order, "change_low", "change_high", "gap_in_range", "direction"]]
+
+
+def setup_gaps_summary(gaps: pd.DataFrame) -> pd.DataFrame:
+    """Per printed cell: its gap and what every set-up tried shows about it (:func:`setup_gaps`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, table, group, original, neighbor, published, n, gap, gap_share``, ``in_range_of`` (the
+        set-ups whose range holds the gap, ``"; "``-joined, ``""`` for none) and ``no_setup_towards``
+        (there is a gap, and every set-up tried moves our count away from the printed one or not at all).
+    """
+    keys = ["model", "table", "group", "original", "neighbor", "published", "n", "gap", "gap_share"]
+    rows = []
+    for key, g in gaps.groupby(keys, sort=False):
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "in_range_of": "; ".join(g.loc[g["gap_in_range"], "setup"]),
+                "no_setup_towards": bool(g["direction"].isin(["away", "still"]).all()),
+            }
+        )
+    return pd.DataFrame(rows, columns=[*keys, "in_range_of", "no_setup_towards"])
 
 
 def random_neighbour_counts(

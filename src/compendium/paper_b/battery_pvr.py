@@ -25,9 +25,23 @@ from compendium.paper_b.authors import (
     read_published_b,
 )
 from compendium.paper_b.battery_layout import COUNT_TABLES, OTHER_PREDICTION, RERUN_TESTS, BatteryTables
-from compendium.publish.published import PVR_COLUMNS, matches_printed
+from compendium.paper_b.printed_arithmetic import impossible_printed_numbers
+from compendium.publish.published import PVR_PIECE_COLUMNS, matches_printed
 
-__all__ = ["fold_agreement", "published_vs_reproduced_rerun"]
+__all__ = ["EVIDENCE", "fold_agreement", "published_vs_reproduced_rerun", "rerun_fold_agreement"]
+
+_RESULTS = "results/default/nij"
+#: Where the evidence of this source's rows is (default experiment): the rerun's battery, per-fold metrics and
+#: count tables (rule run_battery), the authors' per-fold battery it is compared with (rule authors_battery)
+#: and the printed numbers that arithmetic rules out.
+EVIDENCE = {
+    "battery": f"{_RESULTS}/paper/tables/battery.csv",
+    "fold_metrics": f"{_RESULTS}/paper/tables/battery_fold_metrics.csv",
+    "counts": f"{_RESULTS}/paper/tables/battery_count_tables.csv",
+    "agreement": f"{_RESULTS}/paper/tables/battery_fold_agreement.csv",
+    "authors_battery": f"{_RESULTS}/authors/tables/battery.csv",
+    "impossible": f"{_RESULTS}/authors/tables/printed_impossible.csv",
+}
 
 def fold_agreement(fold_metrics: pd.DataFrame, authors: pd.DataFrame, *, atol: float = 1e-9) -> pd.DataFrame:
     """Per model and metric: in how many folds the rerun's per-fold values equal the authors' (both groups).
@@ -77,6 +91,14 @@ def fold_agreement(fold_metrics: pd.DataFrame, authors: pd.DataFrame, *, atol: f
     )
     out["n_equal"] = out["n_equal"].astype(np.int64)
     return out
+
+
+def rerun_fold_agreement(tables: BatteryTables, raw_dir: str | os.PathLike) -> pd.DataFrame:
+    """:func:`fold_agreement` of the rerun's per-fold metrics with the authors' over the rerun's folds: in
+    how many folds our predictions give the authors' committed per-fold values (``metric == "all"``: all)."""
+    authors = authors_fold_metrics(raw_dir)
+    authors = authors[authors["fold"].isin(tables.fold_metrics["fold"].unique())]
+    return fold_agreement(tables.fold_metrics, authors)
 
 
 _MODEL_ROWS = {v[3]: m for m, v in MODELS.items()}
@@ -129,7 +151,7 @@ class _Notes:
             return
         authors = authors_fold_metrics(raw_dir)
         authors = authors[authors["fold"].isin(self.folds)]
-        self.agreement = fold_agreement(tables.fold_metrics, authors).set_index(["model", "metric"])
+        self.agreement = rerun_fold_agreement(tables, raw_dir).set_index(["model", "metric"])
         wide = authors.pivot(index=["model", "metric", "fold"], columns="group", values="value")
         models = set(tables.battery["model"])
         self.authors_t = {}
@@ -165,6 +187,14 @@ class _Notes:
         if n_equal == n_folds and table in _CAUSE_WHEN_FITS_AGREE:
             text += f" (our fits agree with the authors'; {_CAUSE_WHEN_FITS_AGREE[table]})"
         return text
+
+    def basis(self, model: str) -> str:
+        """``"inputs equal"`` where our predictions give the authors' committed confusion cells in every one
+        of the paper's folds, ``"inputs differ"`` where not, ``""`` without the authors' files."""
+        if self.agreement is None or (model, "all") not in self.agreement.index:
+            return ""
+        a = self.agreement.loc[(model, "all")]
+        return "inputs equal" if int(a["n_equal"]) == int(a["n_folds"]) == 250 else "inputs differ"
 
     def subset(self) -> str:
         if self.k == 250:
@@ -243,6 +273,7 @@ def published_vs_reproduced_rerun(
     *,
     raw_dir: str | os.PathLike | None = None,
     alpha: float = 0.05,
+    evidence: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Every number printed in paper B's Tables II-XXV beside the rerun's (Table I: the training notebook).
 
@@ -258,13 +289,20 @@ def published_vs_reproduced_rerun(
         printed counts add up. None: notes without these comparisons.
     alpha : float, keyword-only
         Family level (only for the notes about verdicts).
+    evidence : dict, optional, keyword-only
+        Paths of the committed results named in ``evidence`` (keys of :data:`EVIDENCE`); default the
+        default experiment's.
 
     Returns
     -------
     pandas.DataFrame
-        :data:`fairstats.reporting.PVR_COLUMNS`, ``paper`` = ``"B"``, ``source`` = ``"rerun"``, one row per
-        printed number of Tables II-XXV in the published file's order; ``reproduced`` NaN where the rerun has
-        no counterpart (e.g. awareness tables without features), with a note; every mismatch has a note.
+        :data:`compendium.publish.published.PVR_PIECE_COLUMNS`, ``paper`` = ``"B"``, ``source`` =
+        ``"rerun"``, one row per printed number of Tables II-XXV in the published file's order; ``reproduced``
+        NaN where the rerun has no counterpart (e.g. awareness tables without features), with a note; every
+        mismatch has a note. ``basis``: ``"inputs equal"`` for a model whose predictions give the authors'
+        committed confusion cells in all 250 folds, ``"inputs differ"`` otherwise, ``"impossible"`` for a
+        printed count that :func:`compendium.paper_b.printed_arithmetic.impossible_printed_numbers` rules
+        out.
 
     Raises
     ------
@@ -282,7 +320,9 @@ def published_vs_reproduced_rerun(
     """
     if not isinstance(tables, BatteryTables):
         raise TypeError(f"`tables` must be a BatteryTables result, got {type(tables).__name__}")
+    ev = {**EVIDENCE, **dict(evidence or {})}
     published = read_published_b(published_csv)
+    ruled_out = impossible_printed_numbers(published).set_index(["table", "row", "column"])["arithmetic"]
     notes = _Notes(tables, published_csv, raw_dir)
     bat = tables.battery.set_index(["table", "model", "group"])
     cells = tables.count_tables.set_index(["table", "group", "original", "other"])["n"]
@@ -295,9 +335,10 @@ def published_vs_reproduced_rerun(
         table, row, column, printed = p["table"], p["row"], p["column"], p["published"]
         if table == "I":
             continue
-        reproduced, note = float("nan"), missing
+        reproduced, note, model, sources = float("nan"), missing, "", [ev["battery"]]
         if table in t_specs or table in ("XII", "XIII"):
             model = _MODEL_ROWS[row]
+            sources = [ev["battery"], ev["fold_metrics"], ev["authors_battery"]]
             if (table, model, "") in bat.index:
                 r = bat.loc[(table, model, "")]
                 if table in t_specs:
@@ -308,6 +349,7 @@ def published_vs_reproduced_rerun(
                     note = notes.calibration(model, reproduced, int(r["df"]), table)
         elif table in count_keys:
             test, model = count_keys[table]
+            sources = [ev["counts"]]
             group = "White" if row.startswith("Unprotected") else "Black"
             y, x = int(row.rsplit("=", 1)[1]), int(column.rsplit("=", 1)[1])
             if (table, group, x, y) in cells.index:
@@ -325,5 +367,12 @@ def published_vs_reproduced_rerun(
         note = "" if matches else note
         if table in t_specs and column in ("Test Statistic", "P-Value") and np.isfinite(reproduced):
             note = "; ".join(filter(None, [note, correct_t_note(r)]))
-        out.append(["B", table, row, column, printed, reproduced, "rerun", matches, note])
-    return pd.DataFrame(out, columns=PVR_COLUMNS)
+        basis = notes.basis(model) if model else ""
+        if basis:
+            sources.append(ev["agreement"])  # whether our predictions are the authors', fold by fold
+        if (table, row, column) in ruled_out.index:
+            basis, sources = "impossible", [ev["impossible"], *sources]
+            note = "; ".join(filter(None, [f"impossible: {ruled_out.loc[(table, row, column)]}", note]))
+        evidence = "; ".join(sources)
+        out.append(["B", table, row, column, printed, reproduced, "rerun", matches, note, evidence, basis])
+    return pd.DataFrame(out, columns=PVR_PIECE_COLUMNS)

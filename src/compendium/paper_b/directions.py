@@ -41,6 +41,7 @@ __all__ = [
     "combine_directions",
     "conclusions_by_model",
     "printed_number_directions",
+    "procedure_rows",
     "row_directions",
     "survival",
 ]
@@ -187,6 +188,48 @@ def _lean_counts(group: str, k: float, n_minus_k: float) -> str:
     return {("White", True): _W, ("White", False): _B, ("Black", True): _B, ("Black", False): _W}[
         (group, against_own)
     ]
+
+
+def procedure_rows(tests: pd.DataFrame) -> pd.DataFrame:
+    """Rows of a test table of the authors' procedure, in the columns :func:`row_directions` reads.
+
+    Parameters
+    ----------
+    tests : pandas.DataFrame
+        A McNemar table (``causal_mcnemar.csv``, ``awareness_mcnemar.csv``: ``group, k, n_minus_k, pvalue,
+        pvalue_as_published``) or a fold t-test table (``balance_reading_tests.csv``: ``estimate,
+        pvalue_paper_formula, pvalue_corrected``) of rule ``authors_procedure_tables``, with ``table, model,
+        test, metric, alternative, alpha``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table, hypothesis, model, test, metric, alternative, alpha, estimate, group, k, n_minus_k,
+        pvalue_paper, pvalue_correct``: the paper's procedure's p-value (the printed McNemar formula; the
+        paper's fold t) and the correct test's (the mid-p of Eq. 3; the corrected resampled t), one
+        ``hypothesis`` per table, model and group.
+    """
+    t = tests.reset_index(drop=True)
+    mcnemar = "pvalue_as_published" in t  # the McNemar tables; else a fold t-test table
+    group = t["group"].fillna("").astype(str) if "group" in t else pd.Series([""] * len(t))
+    out = pd.DataFrame(
+        {
+            "table": t["table"],
+            "hypothesis": (t["table"] + " " + t["model"] + (" " + group).str.rstrip()),
+            "model": t["model"],
+            "test": t["test"],
+            "metric": t["metric"],
+            "alternative": t["alternative"],
+            "alpha": t["alpha"],
+            "estimate": t["estimate"] if "estimate" in t else np.nan,
+            "group": group,
+            "k": t["k"] if mcnemar else np.nan,
+            "n_minus_k": t["n_minus_k"] if mcnemar else np.nan,
+            "pvalue_paper": t["pvalue_as_published"] if mcnemar else t["pvalue_paper_formula"],
+            "pvalue_correct": t["pvalue"] if mcnemar else t["pvalue_corrected"],
+        }
+    )
+    return out
 
 
 def row_directions(adjusted: pd.DataFrame, *, alpha: float) -> pd.DataFrame:

@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from compendium.paper_b.as_published import fold_ttest_as_published
-from compendium.paper_b.authors import MODELS, read_published_b
+from compendium.paper_b.authors import MODELS, fold_ttest_rows, read_published_b
+from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, RERUN_TESTS
 from compendium.publish.published import matches_printed
 from fairstats.calibration import calibration_test, well_calibration_test
 
@@ -41,6 +42,8 @@ __all__ = [
     "Reading",
     "exact_scores",
     "nearest_reading",
+    "reading_tests",
+    "readings_by_model",
     "run_readings",
 ]
 
@@ -132,7 +135,7 @@ def exact_scores(predictions: pd.DataFrame) -> pd.Series:
     j/10 (0.3 as float32 is 0.30000001). ``round(100 s)/100`` restores the float64 score the authors' code
     saw. Other models' scores are continuous and are only widened to float64.
     """
-    s = predictions["y_score"].to_numpy(dtype=np.float64)
+    s = predictions["y_score"].to_numpy(dtype=np.float64, copy=True)  # never a view of the frame
     rf = (predictions["model"].astype(str) == "rf").to_numpy()
     snapped = np.round(s[rf] * 100) / 100
     if rf.any() and np.abs(snapped - s[rf]).max() > 1e-5:
@@ -334,3 +337,102 @@ def nearest_reading(readings: pd.DataFrame, table: str) -> tuple[str, float]:
     printed = pd.to_numeric(r["published"].astype(str).str.lstrip("~"), errors="coerce")
     error = ((r["reproduced"] - printed).abs() / printed.abs()).groupby(r["reading"], sort=False).mean()
     return str(error.idxmin()), float(error.min())
+
+
+def readings_by_model(readings: pd.DataFrame) -> pd.DataFrame:
+    """Per table, model and printed statistic: the declared reading nearest to the printed number.
+
+    Each model is searched on its own (a reading that reproduces one model's number but not another's is
+    named here, and judged by :func:`nearest_reading` and ``reading_matches`` for the whole table).
+
+    Parameters
+    ----------
+    readings : pandas.DataFrame
+        :func:`run_readings`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table, model, column, published, readings`` (declared readings of the table),
+        ``readings_matching`` (readings that give this printed number at printed precision, ``"; "``-joined
+        in ``matching``), ``nearest_reading``, ``nearest_value``, ``nearest_error`` (``|value - printed| /
+        |printed|``; ties go to the first declared reading), for the statistics of :data:`_STATISTICS`.
+    """
+    rows = []
+    for table, columns in _STATISTICS.items():
+        r = readings[(readings["table"] == table) & readings["column"].isin(columns)]
+        for (model, column), g in r.groupby(["model", "column"], sort=False):
+            printed = pd.to_numeric(g["published"].astype(str).str.lstrip("~").str.replace("\u2212", "-"))
+            error = (g["reproduced"] - printed).abs() / printed.abs()
+            best = error.idxmin()
+            hits = g.loc[g["matches"].astype(bool), "reading"]
+            rows.append(
+                {
+                    "table": table,
+                    "model": model,
+                    "column": column,
+                    "published": g["published"].iloc[0],
+                    "readings": g["reading"].nunique(),
+                    "readings_matching": len(hits),
+                    "matching": "; ".join(hits),
+                    "nearest_reading": g.at[best, "reading"],
+                    "nearest_value": float(g.at[best, "reproduced"]),
+                    "nearest_error": float(error.loc[best]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def reading_tests(
+    predictions: pd.DataFrame, readings: pd.DataFrame, table: str = "XV", *, alpha: float = 0.05
+) -> pd.DataFrame:
+    """The paper's fold t-test of ``table`` under the reading that reproduces it, for every model.
+
+    The reading is the one whose every printed number of the table matches for LDA and RF
+    (``reading_matches`` of :func:`run_readings`); the test is the paper's (its table, definition and tail in
+    :data:`compendium.paper_b.battery_layout.RERUN_TESTS`) on that reading's per-fold values, with the correct
+    tests beside the paper's formula (:func:`compendium.paper_b.authors.fold_ttest_rows`), so that the
+    verdict through the authors' procedure can be read next to the others.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        The ``paper`` preset's Table I predictions.
+    readings : pandas.DataFrame
+        :func:`run_readings` on them.
+    table : str, default "XV"
+        A fold-based table of :data:`BALANCE_READINGS` or :data:`TREATMENT_READINGS` (``"XV"`` or ``"XI"``).
+    alpha : float, keyword-only
+        Family level (the test's level is ``alpha / n_tests``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~compendium.paper_b.authors.fold_ttest_rows` columns (``source`` = ``"authors-procedure"``) and
+        ``reading``; no rows when no declared reading reproduces the table.
+    """
+    if table not in ("XI", "XV"):
+        raise ValueError(f"`table` must be 'XI' or 'XV' (a fold-based table with readings), got {table!r}")
+    full = readings[(readings["table"] == table) & readings["reading_matches"].astype(bool)]
+    if full.empty:
+        return pd.DataFrame(columns=[*AUTHORS_COLUMNS, "reading"])
+    name = str(full["reading"].iloc[0])
+    reading = next(r for r in BALANCE_READINGS + TREATMENT_READINGS if r.table == table and r.name == name)
+    spec = next(s for s in RERUN_TESTS if s.table == table)
+    preds = predictions.assign(score=exact_scores(predictions))
+    models = [m for m in MODELS if m in set(preds["model"].astype(str))]
+    parts = []
+    for model in models:
+        wide = _fold_values(preds[preds["model"].astype(str) == model], reading)
+        long = (
+            wide.rename_axis("fold").reset_index().melt(id_vars="fold", var_name="group", value_name="value")
+        )
+        parts.append(long.assign(model=model, metric=spec.metric))
+    rows = fold_ttest_rows(
+        pd.concat(parts, ignore_index=True),
+        tests=[spec],
+        models=models,
+        alpha=alpha,
+        source="authors-procedure",
+    )
+    return pd.DataFrame(rows).assign(reading=name)

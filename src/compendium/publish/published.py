@@ -16,8 +16,11 @@ import pandas as pd
 from compendium.publish.pvr_classes import CLASSES
 
 #: Columns of every piece that feeds results/published-vs-reproduced.csv; the collected table adds ``class``
-#: and ``evidence`` (:mod:`compendium.publish.pvr_classes`).
+#: (:mod:`compendium.publish.pvr_classes`).
 PVR_COLUMNS = ["paper", "table", "row", "column", "published", "reproduced", "source", "matches", "note"]
+#: A piece may add what its rows computed: ``evidence`` (the committed results or tests behind the row,
+#: ``"; "``-separated) and ``basis`` (:data:`compendium.publish.pvr_classes.BASES`); missing, both are empty.
+PVR_PIECE_COLUMNS = [*PVR_COLUMNS, "evidence", "basis"]
 
 
 def matches_at_printed_precision(published: str, reproduced: float) -> bool:
@@ -72,15 +75,18 @@ _ROMAN = {numeral: i for i, numeral in enumerate(_ROMAN_NUMERALS.split(), 1)}
 def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLike]) -> pd.DataFrame:
     """Concatenate published-vs-reproduced pieces into one table, checked and in a stable order.
 
-    Each piece must have exactly :data:`PVR_COLUMNS`. Rows are ordered by paper, table (in Roman-numeral
-    order, the text's own numbers such as ``"text"`` first), then the order within each piece.
+    Each piece must have exactly :data:`PVR_COLUMNS` or :data:`PVR_PIECE_COLUMNS`. Rows are ordered by paper,
+    table (in Roman-numeral order, the text's own numbers such as ``"text"`` first), then the order within
+    each piece. Returns :data:`PVR_PIECE_COLUMNS` (``evidence`` and ``basis`` empty where a piece has none).
     """
     frames = []
     for i, piece in enumerate(pieces):
         name = str(piece) if not isinstance(piece, pd.DataFrame) else f"piece {i}"
         frame = piece if isinstance(piece, pd.DataFrame) else pd.read_csv(piece, dtype={"published": str})
-        if list(frame.columns) != PVR_COLUMNS:
-            raise ValueError(f"{name}: columns {list(frame.columns)} differ from {PVR_COLUMNS}")
+        if list(frame.columns) not in (PVR_COLUMNS, PVR_PIECE_COLUMNS):
+            raise ValueError(f"{name}: columns {list(frame.columns)} differ from {PVR_PIECE_COLUMNS}")
+        frame = frame.reindex(columns=PVR_PIECE_COLUMNS)
+        frame[["evidence", "basis"]] = frame[["evidence", "basis"]].astype(object).fillna("")
         mismatched = frame["matches"].astype(str).str.lower().ne("true") & frame["note"].fillna("").eq("")
         if mismatched.any():
             row = frame.loc[mismatched].iloc[0]
@@ -91,7 +97,7 @@ def collect_published_vs_reproduced(pieces: list[pd.DataFrame | str | os.PathLik
     out = pd.concat(frames, ignore_index=True)
     out["_table"] = out["table"].astype(str).map(lambda t: _ROMAN.get(t, 0))
     out = out.sort_values(["paper", "_table", "_piece", "_order"], kind="stable")
-    return out[PVR_COLUMNS].reset_index(drop=True)
+    return out[PVR_PIECE_COLUMNS].reset_index(drop=True)
 
 
 def summarise_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:

@@ -1,26 +1,48 @@
-"""A class and its evidence for every row of ``results/published-vs-reproduced.csv``: how a printed number is
-matched, or why it is not.
+"""A class and its evidence for every row of ``results/published-vs-reproduced.csv``, from what the rows
+compute, and one class per printed number across sources.
 
-Classes (issue 21), the first that fits wins:
+Each piece (one per source) states, for every row, what it computed: ``reproduced`` (NaN where the source
+cannot compute the number), whether it ``matches`` the printed number at the printed precision, ``evidence``
+(the committed results or tests that hold the computation and the searches tried for it, ``"; "``-separated)
+and ``basis``, a fact the source computed about its inputs:
 
-``circular``
-    computed from other printed numbers, not from data (e.g. Table XX/XXV p-values from the printed K and
-    N-K): a match says nothing about the data.
-``saturated``
-    a printed p-value of 0 or 1 matched by a statistic beyond the printed precision: a weak match, counted
-    apart (almost any large statistic gives it).
+``"inputs equal"`` / ``"inputs differ"``
+    this source's inputs for the row's model are / are not the authors' (their own per-fold files; our fits
+    where every fold's predictions equal theirs; the authors' refits where their printed prediction totals
+    equal ours). The note says how this was computed.
+``"circular"``
+    the row is computed from other printed numbers, not from data.
+``"impossible"``
+    arithmetic on the printed numbers rules the number out for any procedure
+    (:func:`compendium.paper_b.printed_arithmetic.impossible_printed_numbers`); every source says so.
+
+Classes, best first (:data:`CLASSES`):
+
 ``exact``
     equal at the printed precision.
-``differs``
-    not matched, and a computed figure shows why (the source's inputs differ from the authors', or the
-    authors' committed files do not hold what the number needs).
+``saturated``
+    a printed p-value of 0 or 1 matched by a statistic beyond the printed precision: a weak match.
+``circular``
+    reproduced from other printed numbers through the paper's own procedure (Table XX/XXV p-values from the
+    printed K and N-K): a match that says nothing about the data. ``matches`` is True.
 ``impossible``
-    no procedure can give it: arithmetic against other printed numbers or against the authors' counts.
+    arithmetic on the printed numbers rules out every procedure (basis ``impossible``).
+``differs``
+    not matched, and a committed computation shows why: either (a) a source closer to what the authors
+    computed (:data:`SOURCE_ORDER`) reproduces or explains the same number (``exact``, ``saturated`` or
+    ``differs`` there; ``saturated`` where the row's statistic is too) and this source computes it from other
+    inputs or by another procedure, or (b) this
+    source's inputs for the model differ from the authors' (basis ``inputs differ``), the same computation
+    reproduces the printed numbers of its procedure (:data:`PROCEDURES`) for every model whose inputs equal
+    the authors', and no source with the authors' inputs misses this number. The evidence names the
+    computations.
 ``unexplained``
-    none of the above; the note lists what was tried and ``evidence`` the result of that attempt.
+    neither: the note ends with what was tried (every source's value for the number and the evidence).
+``not computable``
+    the source cannot compute the number (``reproduced`` NaN): its inputs do not exist.
 
-``evidence`` names, for every row that is not ``exact``, a committed result (a path under ``results/``) or a
-test (a pytest node id) that shows the cause; :func:`evidence_exists` checks it.
+:func:`summarise_by_number` keeps one class per printed number, the best any source gives;
+:func:`evidence_exists` checks that an evidence item exists.
 """
 
 from __future__ import annotations
@@ -31,49 +53,38 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLASSES", "classify_published_vs_reproduced", "evidence_exists"]
+__all__ = [
+    "BASES",
+    "CLASSES",
+    "MATCHED_CLASSES",
+    "PROCEDURES",
+    "SOURCE_ORDER",
+    "by_number",
+    "classify_published_vs_reproduced",
+    "evidence_exists",
+    "summarise_by_number",
+]
 
-CLASSES = ("circular", "saturated", "exact", "differs", "impossible", "unexplained")
-
-_R = "results/default"
-_AUTHORS_TESTS = "tests/compendium/reference/test_authors_tables.py"
-_INPUTS_TESTS = "tests/compendium/reference/test_authors_inputs.py"
-_EVIDENCE = {
-    # the rerun's models against the authors' (per-fold accuracy and confusion cells, fold by fold)
-    "fits": f"{_R}/nij/paper/tables/table1_agreement.csv",
-    "authors_table_i": f"{_AUTHORS_TESTS}::test_table_i_regenerates_except_logistic_regression",
-    "authors_xgb_ppv": f"{_AUTHORS_TESTS}::test_ppv_tables_regenerate_except_the_xgboost_statistic",
-    "xx_formula": f"{_AUTHORS_TESTS}::test_table_xx_pvalues_are_not_the_eq3_mid_p",
-    "no_probabilities": f"{_INPUTS_TESTS}::test_the_committed_probabilities_cover_fold_0_only",
-    "no_pairs": f"{_INPUTS_TESTS}::test_no_committed_file_holds_counterfactual_or_neighbour_predictions",
-    "table_xi": "tests/compendium/reference/test_table_xi_arithmetic.py::"
-    "test_printed_table_xi_cannot_come_from_the_authors_confusion_counts",
-    "readings": f"{_R}/nij/authors_procedure/tables/readings.csv",
-    "refit_counts": f"{_R}/nij/authors_procedure/tables/causal_count_tables.csv",
-    "random_neighbour": f"{_R}/nij/authors_procedure/tables/awareness_random_neighbour.csv",
-    "exact_search": f"{_R}/nij/authors_procedure/tables/awareness_exact_search.csv",
-    "setup_counts": f"{_R}/nij/authors_procedure/tables/exact_search_setup_counts.csv",
-    "block_totals": "tests/compendium/test_published_b.py::test_printed_count_checks",
-    "distance": "tests/compendium/test_authors_awareness.py::"
-    "test_the_covariance_of_two_stacked_vectors_is_rank_one_and_every_distance_is_sqrt2",
-    "battery_authors": f"{_R}/nij/authors/tables/battery.csv",
-    "battery_rerun": f"{_R}/nij/paper/tables/battery.csv",
-    "causal_refits": f"{_R}/nij/authors_procedure/tables/causal_mcnemar.csv",
+#: Row classes, best first (the per-number summary keeps the first any source gives).
+CLASSES = ("exact", "saturated", "circular", "impossible", "differs", "unexplained", "not computable")
+#: The classes of a row whose ``matches`` is True; every other class has ``matches`` False.
+MATCHED_CLASSES = ("exact", "saturated", "circular")
+#: Values of ``basis``.
+BASES = ("", "inputs equal", "inputs differ", "circular", "impossible")
+#: Sources from the closest to what the authors computed: their own per-fold results, their procedure on
+#: our refits, our rerun.
+SOURCE_ORDER = ("authors-per-fold", "authors-procedure", "rerun")
+#: Paper B's tables that are one procedure run for each model (the causal refits, the neighbour search); any
+#: other table is a procedure of its own.
+PROCEDURES = {
+    **dict.fromkeys(("XVI", "XVII", "XVIII", "XIX", "XX"), "causal discrimination (XVI-XX)"),
+    **dict.fromkeys(("XXI", "XXII", "XXIII", "XXIV", "XXV"), "fairness through awareness (XXI-XXV)"),
 }
-_AWARENESS = ("XXI", "XXII", "XXIII", "XXIV", "XXV")
-_COUNTS = ("XVI", "XVII", "XVIII", "XIX", "XX")
-_TRIED = (
-    "tried: a uniformly random other-race neighbour of the fold (Monte Carlo, "
-    "awareness_random_neighbour.csv: the printed count lies outside its 95% range); the authors' exact "
-    "search on every fold in their set-up (awareness_exact_search.csv); three floating-point set-ups on a "
-    "sample of folds (exact_search_setup_counts.csv: the printed count is further from ours than another "
-    "set-up moves it)"
-)
-_TRIED_RANDOM = (
-    "tried: a uniformly random other-race neighbour of the fold (Monte Carlo, "
-    "awareness_random_neighbour.csv: the printed count lies outside its 95% range); not tried: the authors' "
-    "exact search on every fold (opt-in rules gather_awareness_exact_search, authors_exact_search)"
-)
+_KEY = ["paper", "table", "row", "column"]
+#: The classes of a closer source's row that explain another source's miss of the same number; a saturated
+#: p-value only where the other numbers of its row (its statistic, its counts) are explained too
+#: (:func:`_explained_saturation`).
+_BRIDGES = ("exact", "differs")
 
 
 def _printed_p_saturated(published: str) -> bool:
@@ -84,154 +95,242 @@ def _printed_p_saturated(published: str) -> bool:
         return False
 
 
-def _outside_random_range(published: str, note: str) -> bool | None:
-    m = re.search(r"95% range (\d+)-(\d+)", note)
-    if not m:
-        return None
-    value = float(published)
-    return not (int(m.group(1)) <= value <= int(m.group(2)))
+def _true(series: pd.Series) -> np.ndarray:
+    return series.astype(str).str.strip().str.lower().eq("true").to_numpy()
 
 
-def _awareness_mismatch(note: str, published: str) -> tuple[str, str]:
-    """Class and evidence of a Table XXI-XXV number of the authors' procedure that is not matched.
-
-    With the exact search on every fold: ``differs`` when the printed count minus ours is no larger than the
-    largest change another floating-point set-up makes to our count (the authors' set-up is unknown, so its
-    direction is too); ``impossible`` when the cell's printed block does not add up and, taken as the
-    misprint, it would be within that size; ``differs`` (the fits) when the model's refits are not the
-    authors' in every fold; else ``unexplained``. Without it, the random neighbour.
-    """
-    if note.startswith("Table XX's formula on the exact search's counts"):
-        return "differs", _EVIDENCE["exact_search"]  # the p-value follows its K and N-K (see below)
-    gap = re.search(r"printed - ours ([+-]\d+)", note)
-    size = re.search(r"a change of up to (\d+)", note)
-    if gap and size:
-        if abs(int(gap.group(1))) <= int(size.group(1)):
-            # another set-up moves our count as far as the printed one is from it
-            return "differs", _EVIDENCE["setup_counts"]
-        misprint = re.search(r"printed - ours would be ([+-]\d+)", note)
-        if misprint and abs(int(misprint.group(1))) <= int(size.group(1)):
-            return "impossible", _EVIDENCE["block_totals"]
-        if "refits differ from the authors'" in note:
-            return "differs", _EVIDENCE["fits"]
-        return "unexplained", _EVIDENCE["setup_counts"]
-    outside = _outside_random_range(published, note)
-    if outside is False:
-        return "differs", _EVIDENCE["random_neighbour"]  # within what a random neighbour gives
-    return "unexplained", _EVIDENCE["random_neighbour"]
+def _join(*parts: str) -> str:
+    """Evidence items joined with "; ", each once."""
+    items = [p.strip() for part in parts for p in str(part).split(";") if p.strip()]
+    return "; ".join(dict.fromkeys(items))
 
 
-def _mismatch(row: pd.Series) -> tuple[str, str]:
-    """Class and evidence of a printed number the source does not match."""
-    source, table, note = row["source"], row["table"], row["note"]
-    if source == "authors-per-fold":
-        if table == "I":
-            return "differs", _EVIDENCE["authors_table_i"]
-        if table in ("III", "VIII"):
-            return "differs", _EVIDENCE["authors_xgb_ppv"]
-        if table == "XI":
-            return "impossible", _EVIDENCE["table_xi"]
-        if table in ("XII", "XIII", "XIV", "XV"):
-            return "differs", _EVIDENCE["no_probabilities"]
-        if table in _COUNTS + _AWARENESS:
-            return "differs", _EVIDENCE["no_pairs"]
-    if source == "rerun":
-        if table == "XI":
-            return "impossible", _EVIDENCE["table_xi"]
-        if table in ("III", "VIII") and "does not match the printed value" in note:
-            return "differs", _EVIDENCE["authors_xgb_ppv"]
-        if table == "XV":
-            return "differs", _EVIDENCE["readings"]  # the printed numbers are another quantity (two classes)
-        if table in ("XII", "XIII"):
-            return "differs", _EVIDENCE["readings"]
-        if table in _COUNTS:
-            # the authors' counts come from refits without Race_WHITE
-            return "differs", _EVIDENCE["refit_counts"]
-        if table in _AWARENESS:
-            # their distance is sqrt(2) for every pair; ours is not theirs
-            return "differs", _EVIDENCE["distance"]
-        return "differs", _EVIDENCE["fits"]
-    if source == "authors-procedure":
-        if table == "XI":
-            return "impossible", _EVIDENCE["table_xi"]
-        if table in ("XII", "XIII", "XV"):
-            return "differs", _EVIDENCE["readings"]
-        if table in _COUNTS:
-            # LR and XGBoost refits differ from the authors' in some folds
-            return "differs", _EVIDENCE["fits"]
-        if table in _AWARENESS:
-            return _awareness_mismatch(note, row["published"])
-    return "unexplained", ""
+def _append(note: str, text: str) -> str:
+    return f"{note}; {text}" if note else text
+
+
+def _check(out: pd.DataFrame, matched: np.ndarray) -> None:
+    bad = ~out["basis"].isin(BASES)
+    if bad.any():
+        raise ValueError(
+            f"`table`: column 'basis' has value {out.loc[bad, 'basis'].iloc[0]!r}, not one of {BASES}"
+        )
+    circular = (out["basis"] == "circular").to_numpy()
+    wrong = circular & ~matched
+    if wrong.any():
+        r = out[wrong].iloc[0]
+        raise ValueError(
+            f"`table`: a circular row must match (its value is the printed procedure's): table {r['table']}, "
+            f"{r['row']} / {r['column']}"
+        )
+    impossible = (out["basis"] == "impossible").to_numpy() & matched
+    if impossible.any():
+        r = out[impossible].iloc[0]
+        raise ValueError(
+            f"`table`: a number ruled out by arithmetic is matched: table {r['table']}, {r['row']} / "
+            f"{r['column']}"
+        )
+    missing = ~matched & (out["evidence"] == "")
+    if missing.any():
+        r = out[missing].iloc[0]
+        raise ValueError(
+            f"`table`: a row that does not match names no evidence: table {r['table']}, {r['row']} / "
+            f"{r['column']} ({r['source']})"
+        )
 
 
 def classify_published_vs_reproduced(table: pd.DataFrame) -> pd.DataFrame:
-    """Add ``class`` and ``evidence`` to the collected published-vs-reproduced table.
+    """Add ``class`` (and complete ``evidence``) from what each row and the other sources' rows compute.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`compendium.publish.published.collect_published_vs_reproduced`.
+        :func:`compendium.publish.published.collect_published_vs_reproduced`: the columns of
+        :data:`compendium.publish.published.PVR_COLUMNS` and, where a piece gives them, ``evidence`` and
+        ``basis`` (missing: empty).
 
     Returns
     -------
     pandas.DataFrame
-        ``table`` with ``class`` (one of :data:`CLASSES`) and ``evidence`` ("" for ``exact``); an
-        ``unexplained`` row's note gets what was tried appended.
+        ``table`` with ``class`` (:data:`CLASSES`), ``evidence`` (``""`` for ``exact``; for ``differs`` the
+        row's own and the bridging source's) and ``basis``; an ``unexplained`` row's note ends with
+        ``tried: ...``.
+
+    Raises
+    ------
+    ValueError
+        ``basis`` has an unknown value, a ``circular`` row does not match, an ``impossible`` row matches, or a
+        row that does not match names no evidence.
     """
-    out = table.copy()
-    matched = out["matches"].astype(str).str.lower().eq("true").to_numpy()
-    note = out["note"].fillna("").astype(str)
-    classes, evidence = [], []
-    for i, row in enumerate(out.assign(note=note).itertuples(index=False)):
-        r = pd.Series(row._asdict())
-        from_printed = note.iloc[i].startswith("from the printed K and N-K")
-        if r["paper"] == "B" and r["table"] in ("XX", "XXV") and from_printed:
-            classes.append("circular")
-            evidence.append(_EVIDENCE["xx_formula"])
-        elif matched[i] and r["column"] == "P-Value" and _printed_p_saturated(r["published"]):
-            classes.append("saturated")
-            if r["table"] == "XX":
-                procedure = _EVIDENCE["causal_refits"]
-            elif "exact search" in note.iloc[i]:
-                procedure = _EVIDENCE["exact_search"]
-            else:
-                procedure = _EVIDENCE["random_neighbour"]
-            evidence.append(
-                {"authors-per-fold": _EVIDENCE["battery_authors"], "rerun": _EVIDENCE["battery_rerun"]}.get(
-                    r["source"], procedure
-                )
-            )
+    out = table.copy().reset_index(drop=True)
+    for column in ("evidence", "basis", "note"):
+        out[column] = out[column].fillna("").astype(str) if column in out else ""
+    matched = _true(out["matches"])
+    computed = np.isfinite(pd.to_numeric(out["reproduced"], errors="coerce").to_numpy(dtype=float))
+    _check(out, matched)
+    classes = pd.Series([""] * len(out), index=out.index, dtype=object)
+    for i, r in out.iterrows():
+        if r["basis"] == "impossible":
+            classes[i] = "impossible"
+        elif r["basis"] == "circular":
+            classes[i] = "circular"
         elif matched[i]:
-            classes.append("exact")
-            evidence.append("")
-        else:
-            c, e = _mismatch(r)
-            classes.append(c)
-            evidence.append(e)
+            saturated = r["column"] == "P-Value" and _printed_p_saturated(r["published"])
+            classes[i] = "saturated" if saturated else "exact"
+        elif not computed[i]:
+            classes[i] = "not computable"
+    key = out[_KEY].astype(str).agg("\x1f".join, axis=1)
+    procedure = [
+        PROCEDURES.get(t, f"Table {t}") if p == "B" else f"Table {t}"
+        for p, t in zip(out["paper"], out["table"], strict=True)
+    ]
+    out["_procedure"] = procedure
+    rank = {s: i for i, s in enumerate(SOURCE_ORDER)}
+    order = sorted(out.index[classes == ""], key=lambda i: (rank.get(out.at[i, "source"], len(rank)), i))
+    for i in order:
+        r = out.loc[i]
+        same = out.index[(key == key[i]) & (out.index != i)]
+        closer = [
+            j for j in same if rank.get(out.at[j, "source"], len(rank)) < rank.get(r["source"], len(rank))
+        ]
+        bridge = [j for j in closer if classes[j] in _BRIDGES or _explained_saturation(out, classes, j)]
+        if bridge:
+            j = min(bridge, key=lambda j: CLASSES.index(classes[j]))
+            classes[i] = "differs"
+            out.at[i, "evidence"] = _join(out.at[j, "evidence"], r["evidence"])
+            out.at[i, "note"] = _append(
+                r["note"],
+                f"the same number through source {out.at[j, 'source']}, closer to what the authors computed: "
+                f"{_value(out.at[j, 'reproduced'])} ({classes[j]})",
+            )
+            continue
+        missed = any(out.at[j, "basis"] == "inputs equal" and classes[j] == "unexplained" for j in closer)
+        if r["basis"] == "inputs differ" and _validated(out, matched, i) and not missed:
+            classes[i] = "differs"
+            out.at[i, "note"] = _append(
+                r["note"],
+                f"the same computation of this source gives every printed number of {r['_procedure']} for "
+                "the models whose inputs are the authors'",
+            )
+            continue
+        classes[i] = "unexplained"
+    unexplained = classes.index[classes == "unexplained"]
+    for i in unexplained:
+        same = out.index[key == key[i]]
+        others = [
+            f"{out.at[j, 'source']}: "
+            + (
+                classes[j]
+                if classes[j] == "not computable"
+                else f"{_value(out.at[j, 'reproduced'])} ({classes[j]})"
+            )
+            for j in sorted(same, key=lambda j: rank.get(out.at[j, "source"], len(rank)))
+        ]
+        tried = f"tried: {', '.join(others)}; evidence {out.at[i, 'evidence']}"
+        out.at[i, "note"] = _append(out.at[i, "note"], tried)
     out["class"] = classes
-    out["evidence"] = evidence
-    # Table XXV's p-value of the authors' procedure follows its K and N-K: unexplained with them
-    ap = (out["source"] == "authors-procedure") & (out["table"] == "XXV")
-    for _, part in out[ap].groupby("row", sort=False):
-        counts = part[part["column"] != "P-Value"]
-        p = part.index[(part["column"] == "P-Value") & (part["class"] == "differs")]
-        if (counts["class"] == "unexplained").any() and len(p):
-            out.loc[p, ["class", "evidence"]] = ["unexplained", counts["evidence"].iloc[0]]
-    unexplained = out["class"] == "unexplained"
-    tried = np.where(
-        note[unexplained].str.contains("the exact search on every fold was not run", regex=False),
-        _TRIED_RANDOM,
-        _TRIED,
+    out.loc[out["class"] == "exact", "evidence"] = ""
+    return out.drop(columns="_procedure")
+
+
+def _value(value) -> str:
+    v = pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0]
+    return "not computed" if pd.isna(v) else f"{v:.6g}"
+
+
+def _explained_saturation(out: pd.DataFrame, classes: pd.Series, j: int) -> bool:
+    """A saturated p-value whose row's other numbers (same table, row and source) are exact, saturated or
+    differs: a p-value beyond the printed precision says nothing more than the statistic behind it."""
+    if classes[j] != "saturated":
+        return False
+    r = out.loc[j]
+    siblings = out.index[
+        (out["paper"] == r["paper"])
+        & (out["table"] == r["table"])
+        & (out["row"] == r["row"])
+        & (out["source"] == r["source"])
+        & (out.index != j)
+    ]
+    return len(siblings) > 0 and all(classes[k] in ("exact", "saturated", "differs") for k in siblings)
+
+
+def _validated(out: pd.DataFrame, matched: np.ndarray, i: int) -> bool:
+    """The row's source reproduces its procedure for every model whose inputs equal the authors'."""
+    r = out.loc[i]
+    peers = (
+        (out["paper"] == r["paper"])
+        & (out["source"] == r["source"])
+        & (out["_procedure"] == r["_procedure"])
+        & (out["basis"] == "inputs equal")
+    ).to_numpy()
+    return bool(peers.any() and matched[peers].all())
+
+
+def by_number(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per printed number: the best class any source gives it (:data:`CLASSES` order).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`classify_published_vs_reproduced`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``paper, table, row, column, published, class, source`` (the source of that class; sources tied
+        are joined with ``", "``), ``reproduced`` (that source's value; the first of tied sources),
+        ``sources`` (every source's class, ``source: class`` joined with ``"; "``), in the table's order.
+    """
+    t = table.reset_index(drop=True).assign(
+        _rank=table["class"].map({c: i for i, c in enumerate(CLASSES)}).to_numpy()
     )
-    out.loc[unexplained, "note"] = note[unexplained] + np.where(note[unexplained] != "", "; ", "") + tried
-    return out
+    rows = []
+    for _, g in t.groupby(_KEY, sort=False):
+        best = g[g["_rank"] == g["_rank"].min()]
+        first = best.iloc[0]
+        rows.append(
+            {
+                **{k: first[k] for k in _KEY},
+                "published": first["published"],
+                "class": first["class"],
+                "source": ", ".join(best["source"]),
+                "reproduced": first["reproduced"],
+                "sources": "; ".join(f"{s}: {c}" for s, c in zip(g["source"], g["class"], strict=True)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def summarise_by_number(numbers: pd.DataFrame) -> pd.DataFrame:
+    """Count the printed numbers of each table by their best class (:func:`by_number`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``paper, table, numbers`` and one column per class of :data:`CLASSES`, in the table's order.
+    """
+    counts = pd.crosstab([numbers["paper"], numbers["table"]], numbers["class"])
+    counts = counts.reindex(columns=list(CLASSES), fill_value=0)
+    order = numbers[["paper", "table"]].drop_duplicates()
+    counts = counts.reindex(pd.MultiIndex.from_frame(order)).reset_index()
+    counts.insert(2, "numbers", counts[list(CLASSES)].sum(axis=1))
+    counts.columns.name = None
+    return counts
 
 
 def evidence_exists(evidence: str, root: str | Path) -> bool:
-    """True when ``evidence`` is an existing file under ``results/`` or a test node ``path::function``."""
+    """True when every ``"; "``-separated item of ``evidence`` is an existing file under ``results/`` or a
+    test node ``path::function``."""
     root = Path(root)
-    if "::" in evidence:
-        path, _, name = evidence.partition("::")
-        file = root / path
-        return file.is_file() and re.search(rf"^def {re.escape(name)}\(", file.read_text(), re.M) is not None
-    return evidence.startswith("results/") and (root / evidence).is_file()
+    items = [e.strip() for e in str(evidence).split(";") if e.strip()]
+    if not items:
+        return False
+    for item in items:
+        if "::" in item:
+            path, _, name = item.partition("::")
+            file = root / path
+            if not (file.is_file() and re.search(rf"^def {re.escape(name)}\(", file.read_text(), re.M)):
+                return False
+        elif not (item.startswith("results/") and (root / item).is_file()):
+            return False
+    return True

@@ -35,6 +35,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from compendium.publish.published import PVR_COLUMNS, summarise_published_vs_reproduced
+from compendium.publish.pvr_classes import by_number, summarise_by_number
 from fairstats import __version__
 from fairstats.reporting import atomic_write_text
 
@@ -93,6 +94,14 @@ FIGURE_CAPTIONS: tuple[tuple[str, str], ...] = (
         "square root) against its p-value under the corrected resampled t (Nadeau & Bengio 2003), log "
         "scales; dashed lines at alpha. Points above the horizontal line and left of the vertical one were "
         "violations for the paper and are not under the corrected test.",
+    ),
+    (
+        r"model_comparison",
+        "Paper B, model against model: for every pair of the four models, the change of each disparity "
+        "(Black - White) from one model to the other over the 250 shared folds (corrected resampled t, 95% "
+        "interval), and the change of accuracy and AUC (green). Filled: one model's disparity is smaller in "
+        "size than the other's (or its accuracy higher), after Holm over all pairs; a hollow marker whose "
+        "interval misses 0 is a change that leaves neither disparity shown smaller (one lies near 0).",
     ),
     (
         r"naive_vs_corrected_pvalues",
@@ -444,9 +453,15 @@ def _pvr_context(pvr: pd.DataFrame | None) -> dict | None:
     matched = _is_true(pvr["matches"])
     n, k = len(pvr), int(matched.sum())
     summary, classes = _pvr_summary(pvr)
+    per_number = ""
+    if "class" in pvr.columns:
+        # one class per printed number, the best any source gives it (compendium.publish.pvr_classes)
+        counts = summarise_by_number(by_number(pvr))
+        per_number = html_table(counts, max_rows=max(len(counts), 1))
     return {
         "n": n,
         "k": k,
+        "by_number": per_number,
         "summary": html_table(summary, row_classes=classes),
         "deviations": published_vs_reproduced_html(pvr, only_mismatches=True) if k < n else "",
         "full": published_vs_reproduced_html(pvr),

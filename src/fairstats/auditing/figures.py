@@ -50,6 +50,10 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
     In the disparity plots the markers and the intervals mean the same thing: the interval drawn is the
     unadjusted 95 % interval of tests.csv and a filled dot marks an interval that excludes 0 (both
     unadjusted, as the title says); the Holm-adjusted p-values and verdicts are in the report's tables.
+
+    The two figures of each grouping have a fixed geometry, worked out from the numbers of groups and cells
+    and the lengths of the labels (:func:`_inches`): no layout engine measures their text and each is drawn
+    once, when it is saved (``savefig.bbox`` standard).
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -57,7 +61,10 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
     from fairstats.plotting import save_figure, set_style
 
     set_style()
-    with plt.rc_context({"text.parse_math": False}):  # every text of these figures as written, no mathtext
+    # every text of these figures as written (no mathtext); the geometry is fixed, so the figure is saved as
+    # laid out (no second drawing to find a tight box)
+    with plt.rc_context({"text.parse_math": False, "savefig.bbox": "standard", "axes.titley": 1.0,
+                         "savefig.dpi": 100}):
         written = _draw(audit, tests, folder, plt, sns, save_figure)
         if getattr(audit, "score_curves", None):
             used = {f["file"] for f in written}
@@ -66,7 +73,55 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
         return written
 
 
+#: Width of one character of tick-label text, in inches (11 pt sans-serif: about 0.55 em; generous, so that
+#: labels fit without measuring them).
+_CHAR = 0.085
+
+
+def _inches(texts, size: float = 11.0) -> float:
+    """Width in inches that the longest of ``texts`` needs at ``size`` points (an upper estimate)."""
+    longest = max((len(t) for t in texts), default=0)
+    return longest * _CHAR * size / 11.0
+
+
+def _wrapped(text: str, width_in: float, size: float) -> str:
+    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points (at spaces; each given
+    line kept)."""
+    import textwrap
+
+    chars = max(20, int(width_in / (_CHAR * size / 11.0)))
+    return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def _heat_map(ax, cax, values: np.ndarray, limit: float, cmap) -> None:
+    """``values`` (groups x cells) as coloured cells centred on 0 within ±``limit``, each annotated with its
+    value (one decimal; dark text on light cells, white on dark ones, by the W3C relative luminance, as
+    seaborn's heat map does), and the colour bar labelled: seaborn's ``heatmap`` without the drawing it does
+    to check whether the tick labels overlap (the geometry here is fixed)."""
+    from matplotlib.colors import to_rgba_array
+
+    q, r = values.shape
+    mesh = ax.pcolormesh(np.ma.masked_invalid(values), cmap=cmap, vmin=-limit, vmax=limit)
+    ax.set(xlim=(0, r), ylim=(q, 0), xticks=np.arange(r) + 0.5, yticks=np.arange(q) + 0.5)
+    ax.grid(False)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    colors = to_rgba_array(cmap((np.clip(values, -limit, limit) + limit) / (2 * limit)).reshape(-1, 4))
+    rgb = colors[:, :3]
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    luminance = (linear @ np.array([0.2126, 0.7152, 0.0722])).reshape(q, r)
+    for (i, j), value in np.ndenumerate(values):
+        if np.isfinite(value):
+            ax.text(j + 0.5, i + 0.5, f"{value:.1f}", ha="center", va="center",
+                    color=".15" if luminance[i, j] > 0.408 else "w")  # fmt: skip
+    cax.figure.colorbar(mesh, cax=cax).set_label("adjusted residual")
+    cax.grid(False)
+
+
 def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
+    from matplotlib.ticker import MaxNLocator
+
     from fairstats.plotting import DIVERGING
 
     written: list[str] = []
@@ -80,32 +135,32 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
             shown = f"; the {_MAX_FIGURE_GROUPS} of {len(residuals):,} groups with the largest |residual|"
             residuals = residuals[keep]
         q, r = residuals.shape
-        fig, ax = plt.subplots(figsize=(1.4 * r + 3, 0.45 * q + 1.8))
+        rows = [figure_text(g) for g in residuals.index]
+        cells = [figure_text(c) for c in residuals.columns]
+        # geometry in inches: y label and tick labels | cells | colour bar and its label
+        left = 0.45 + _inches(rows)
+        cell_w, cell_h = 1.4, 0.45
+        width = left + cell_w * r + 1.5
+        title = _wrapped(
+            f"{figure_text(name)}: adjusted residuals "
+            f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})" + shown, width - 0.3, 12)
+        top = 0.3 + 0.25 * (title.count("\n") + 1)
+        bottom = 0.55 + _inches(cells) * 0.75  # x tick labels (rotated when long) and the x label
+        height = top + cell_h * q + bottom
+        fig = plt.figure(figsize=(width, height))
+        ax = fig.add_axes((left / width, bottom / height, cell_w * r / width, cell_h * q / height))
+        cax = fig.add_axes(((left + cell_w * r + 0.25) / width, bottom / height, 0.2 / width,
+                            cell_h * q / height))  # fmt: skip
         limit = max(3.5, float(np.nanmax(np.abs(residuals.to_numpy()))))
-        sns.heatmap(
-            residuals,
-            cmap=DIVERGING,
-            center=0,
-            vmin=-limit,
-            vmax=limit,
-            annot=True,
-            fmt=".1f",
-            cbar_kws={"label": "adjusted residual"},
-            ax=ax,
-        )
+        _heat_map(ax, cax, residuals.to_numpy(dtype=float), limit, plt.get_cmap(DIVERGING))
         flagged = res.flag_bonferroni.loc[residuals.index].to_numpy()
         for i, j in zip(*np.nonzero(flagged), strict=True):
             ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, edgecolor="black", lw=2))
-        ax.set_title(
-            f"{figure_text(name)}: adjusted residuals "
-            f"(boxed: past the Bonferroni cut-off {res.bonferroni_cutoff:.2f})"
-            + shown,
-            **PLAIN,
-        )
+        ax.set_title(title, **PLAIN)
         ax.set_xlabel("confusion cell")
         ax.set_ylabel(figure_text(name), **PLAIN)
-        ax.set_yticklabels([figure_text(g) for g in residuals.index], rotation=0, **PLAIN)
-        ax.set_xticklabels([figure_text(c) for c in residuals.columns], **PLAIN)
+        ax.set_yticklabels(rows, rotation=0, **PLAIN)
+        ax.set_xticklabels(cells, rotation=0 if _inches(cells) < cell_w else 30, **PLAIN)
         path = save_figure(fig, folder / figure_name("residuals", name, used), pdf=False)
         plt.close(fig)
         stacked = residuals.stack()
@@ -131,17 +186,31 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
                 top = set(smallest.nsmallest(_MAX_FIGURE_GROUPS, keep="first").index)
                 groups = [g for g in groups if g in top]
             n_excluding = n_drawn = 0
-            # at most four panels a row: the figure stays readable at a page's width (issue 30)
+            labels = [figure_text(g) for g in groups]
+            reference = part["reference"].iloc[0]
+            subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
+            # at most four panels a row: the figure stays readable at a page's width (issue 30); the
+            # geometry in inches: tick labels | panels of 2.7 in, each as high as its groups need
             ncols = min(4, len(metrics))
             nrows = -(-len(metrics) // ncols)
-            fig, axes = plt.subplots(
-                nrows, ncols, figsize=(2.7 * ncols + 1.5, nrows * (0.4 * len(groups) + 1.3) + 0.9),
-                sharey=True, squeeze=False, layout="constrained",
-            )  # fmt: skip
-            axes = axes.ravel()
-            for ax in axes[len(metrics) :]:
-                ax.set_visible(False)
-            for ax, metric in zip(axes, metrics, strict=False):
+            left, panel_w, gap = 0.3 + _inches(labels), 2.7, 0.4
+            width = left + ncols * panel_w + (ncols - 1) * gap + 0.3
+            minus = "each pair: the first group minus the second" if pairs else \
+                f"each group minus {figure_text(reference)}"  # fmt: skip
+            suptitle = _wrapped(
+                f"{figure_text(name)}: {minus}{subset}\n"
+                "95% intervals, unadjusted; filled: the interval excludes 0 (Holm-adjusted p in the report)",
+                width - 0.3, 10)
+            top = 0.25 + 0.19 * (suptitle.count("\n") + 1)
+            panel_h, head, foot = 0.4 * len(groups) + 0.2, 0.35, 0.45  # panel title; x tick labels
+            height = top + nrows * (head + panel_h + foot) + 0.3  # and the figure's x label
+            fig = plt.figure(figsize=(width, height))
+            grid = {"left": left / width, "right": 1 - 0.3 / width, "top": 1 - (top + head) / height,
+                    "bottom": (foot + 0.3) / height, "wspace": gap / panel_w,
+                    "hspace": (head + foot) / panel_h}
+            spec = fig.add_gridspec(nrows, ncols, **grid)
+            axes = [fig.add_subplot(spec[k // ncols, k % ncols]) for k in range(len(metrics))]
+            for ax, metric in zip(axes, metrics, strict=True):
                 rows = part[part["metric"] == metric].set_index("group").reindex(groups)
                 y = np.arange(len(groups))
                 est = rows["estimate"].to_numpy(dtype=float)
@@ -160,19 +229,18 @@ def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
                 ax.scatter(est[ok & ~sig], y[ok & ~sig], color="white", edgecolor="black", zorder=3)
                 ax.scatter(est[ok & sig], y[ok & sig], color="black", zorder=3)
                 ax.set_title(metric, fontsize=10)
-                ax.set_yticks(y)
-                ax.set_yticklabels([figure_text(g) for g in groups], **PLAIN)
-            axes[0].invert_yaxis()  # once: the axes share y, the first group on top
-            reference = part["reference"].iloc[0]
-            subset = "" if total == len(groups) else f"; the {len(groups)} of {total:,} with the smallest p"
-            minus = "each pair: the first group minus the second" if pairs else \
-                f"each group minus {figure_text(reference)}"  # fmt: skip
-            fig.suptitle(
-                f"{figure_text(name)}: {minus}{subset}\n"
-                "95% intervals, unadjusted; filled: the interval excludes 0 (Holm-adjusted p in the report)",
-                fontsize=10,
-                **PLAIN,
-            )
+                ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+                ax.set_ylim(len(groups) - 0.5, -0.5)  # the first group on top, the same rows in every panel
+                if ax.get_subplotspec().is_first_col():
+                    ax.set_yticks(y)
+                    ax.set_yticklabels(labels, **PLAIN)
+                else:  # the rows' grid lines without ticks or hidden labels (a panel's ticks cost the most)
+                    ax.set_yticks([])
+                    ax.hlines(y, 0, 1, transform=ax.get_yaxis_transform(), color=plt.rcParams["grid.color"],
+                              lw=plt.rcParams["grid.linewidth"], zorder=0)  # fmt: skip
+            fig.suptitle(suptitle, fontsize=10, y=1 - 0.12 / height, va="top", **PLAIN)
+            fig.supxlabel("x: the group's value minus the reference's (one scale per panel)", fontsize=9,
+                          y=0.08 / height, va="bottom")  # fmt: skip
             path = save_figure(fig, folder / figure_name("disparities", name, used), pdf=False)
             plt.close(fig)
             shown = f"{len(groups)} group{'s' if len(groups) != 1 else ''}"

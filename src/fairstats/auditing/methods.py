@@ -37,10 +37,13 @@ def methods(audit) -> list[dict]:
         out.append(
             {"name": "Outcome disparities", "what": "Each group's rate minus its reference group's "
              "(paper B's fairness definitions): score test of two independent proportions (statsmodels "
-             "test_proportions_2indep, method='score') and a BCa bootstrap interval "
+             "test_proportions_2indep, method='score') with the Miettinen-Nurminen score interval that "
+             "inverts it; the FN/FP ratio and mean scores: a BCa bootstrap interval "
              f"({options.n_resamples} resamples within each group, seed {options.seed}).",
-             "assumes": "People are independent (out-of-fold predictions only approximately); intervals "
-             f"with fewer than {SMALL} cases in a denominator are unreliable.",
+             "assumes": "People are independent (out-of-fold predictions only approximately); a rate test "
+             "needs 5 expected cases and non-cases per group under the pooled rate, a test of mean scores "
+             "20 people per group and class, else its verdict is undefined with the reason; bootstrap "
+             f"intervals with fewer than {SMALL} cases in a denominator are unreliable.",
              "reference": "Paper B; Miettinen and Nurminen, Stat. Med. 4 (1985) 213-226; Efron, JASA 82 "
              "(1987) 171-185."}
         )

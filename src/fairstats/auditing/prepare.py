@@ -2,11 +2,10 @@
 
 The rows reach it checked by the steps every task shares (:mod:`fairstats.auditing.rows`: filters and the
 decision rule; :func:`fairstats.auditing.grouping.checked_rows`: columns present, no missing value, two or
-more
-groups). :func:`prepare` (a two-level decision) and :func:`prepare_levels` (``decision_levels``) check what is
-the decisions' own (labels in the stated set, numeric scores, a fold column that is not a row id) and return
-the audit frame: the group columns as text and the internal columns, whose names never clash with a user's
-column (``--group fold`` stays a group). Messages name the option, the column, the value and the row
+more groups). :func:`prepare` (a two-level decision) and :func:`prepare_levels` (``decision_levels``) check
+what is the decisions' own (labels in the stated set, finite scores, a fold column that is not a row id) and
+return the audit frame: the group columns as text and the internal columns, whose names never clash with a
+user's column (``--group fold`` stays a group). Messages name the option, the column, the value and the row
 (:meth:`fairstats.auditing.source.Source.where`).
 """
 
@@ -203,11 +202,11 @@ def prepare(
         if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
             raise AuditError(f"--y-score: column {options.y_score!r} must be numeric, got {score.dtype}")
         values = score.to_numpy(dtype=float)
-        bad = (values < 0) | (values > 1) | ~np.isfinite(values)
+        bad = ~np.isfinite(values)  # any number ranks; only calibration needs [0, 1] (tables, score tests)
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise AuditError(
-                f"--y-score: column {options.y_score!r} must hold scores in [0, 1], "
+                f"--y-score: column {options.y_score!r} must hold finite numbers, "
                 f"found {float(values[first]):g} on "
                 f"{_where(data, first, source)}"
             )

@@ -58,9 +58,12 @@ _METRIC_WORDS = {
 
 _METHODS = (
     ("studentized permutation test", "each metric's difference from the reference group divided by its "
-     "standard error, compared with its permutation distribution (group labels shuffled)",
-     "people independent; valid for unequal variances (studentized)",
-     "DiCiccio, DiCiccio & Su (2020), KDD; scipy.stats.permutation_test"),
+     "standard error, compared with its permutation distribution (group labels shuffled) and with its "
+     "bootstrap-t distribution (each group resampled on its own); the larger p-value is reported",
+     "people independent; exact under equal distributions, asymptotically valid for unequal variances "
+     "(studentized); the bootstrap-t holds the size in small skewed groups; under 20 people a group's rows "
+     "are undefined",
+     "DiCiccio, DiCiccio & Su (2020), KDD; Hall & Wilson (1991); scipy.stats.permutation_test, bootstrap"),
     ("bootstrap interval", "percentile interval of each difference, people resampled within their group",
      "people independent", "Efron & Tibshirani (1993)"),
     ("two-sample Kolmogorov–Smirnov test", "whether the residual distributions of a group and the reference "

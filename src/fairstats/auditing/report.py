@@ -245,8 +245,11 @@ def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
     caveats = [
         "A significant difference says the disparity is unlikely to be chance in these data; it does not "
         "say why it arises, nor whether it is unfair in context.",
-        f"Intervals for comparisons with fewer than {SMALL} cases in a denominator are unreliable "
-        "(see the note column of tests.csv).",
+        "A comparison whose group is too small for its test (rates: fewer than 5 expected cases or "
+        "non-cases under the pooled rate; means of scores: fewer than 20 people) has no verdict: "
+        "'undefined', the reason naming the group and its count; rates keep their score interval. "
+        f"Bootstrap intervals (the FN/FP ratio, mean scores) with fewer than {SMALL} cases in a "
+        "denominator are unreliable (the note column of tests.csv).",
     ]
     if options.fold is None:
         caveats.append(

@@ -32,7 +32,7 @@ from fairstats.folds import fold_disparity
 from fairstats.groups import _prepare_iv, group_labels
 from fairstats.groups import _Prepared as _TwoGroupRows
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
-from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows
+from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows_many
 from fairstats.power import DEFAULT_POWER
 from fairstats.reporting import one_line
 
@@ -48,6 +48,8 @@ __all__ = [
     "binary_tables",
     "equal_confusion_rows",
     "finish_equal",
+    "probabilities",
+    "score_range_note",
     "task_rng",
     "user_warnings",
 ]
@@ -303,7 +305,8 @@ def _disparities(
     biggest, order, labels, sizes = _reference(prep, test)
     found: list[dict] = []
     notes: list[str] = []
-    y_score = prep.cols["score"] if options.y_score is not None else None
+    # a score outside [0, 1] has no balance or calibration test here (score_tests.csv has its rank tests)
+    y_score = prep.cols["score"] if options.y_score is not None and probabilities(prep) else None
     tests = list(AUDIT_TESTS) + (list(SCORE_TESTS) if y_score else [])
     planned = comparisons(order, biggest, options)
     for reference, others in planned:
@@ -316,36 +319,43 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
     name, group = test.grouping.name, test.grouping.group
     stream = (name,) if options.comparisons != "pairs" else (name, reference)
     if options.fold is None:
+        # every group against the reference at once: each comparison's bootstrap on its own stream, the
+        # tests, intervals, equivalence and power of all the comparisons' rates in one computation
         pair_of = _pairs(prep, group, reference, others, y_score, tests)
-    for g in others:
+        compared = _outcome_rows_many(
+            [pair_of(g) for g in others],
+            [task_rng(options.seed, "bootstrap", *stream, g) for g in others],
+            tests,
+            dict.fromkeys(pair_of.metrics, "two-sided"),
+            favorable=1,
+            alpha=options.alpha,
+            n_resamples=options.n_resamples,
+            confidence_level=0.95,
+            method="BCa",
+            warn=False,
+            margin=options.margin,
+            margin_ratio=options.margin_ratio,
+            power=DEFAULT_POWER,
+            progress=lambda: bar.update(1),
+        )
+    for k, g in enumerate(others):
         if options.fold is None:
-            rows, boot = _outcome_rows(
-                pair_of(g),
-                tests,
-                dict.fromkeys(pair_of.metrics, "two-sided"),
-                favorable=1,
-                alpha=options.alpha,
-                n_resamples=options.n_resamples,
-                confidence_level=0.95,
-                method="BCa",
-                rng=task_rng(options.seed, "bootstrap", *stream, g),
-                warn=False,
-                margin=options.margin,
-                margin_ratio=options.margin_ratio,
-                power=DEFAULT_POWER,
-            )
+            rows, boot = compared[k]
             undefined = boot.n_undefined
             for row in rows:
                 notes = []
+                bootstrapped = row["ci_method"] != "score"  # rates have score intervals, the rest bootstrap
                 if not np.isfinite(row["estimate"]):
                     notes.append("undefined in one group (no case in the denominator)")
-                elif min(row["nobs_a"], row["nobs_b"]) < SMALL:
-                    notes.append(f"fewer than {SMALL} cases in a denominator: the interval is unreliable")
-                if int(undefined[row["metric"]]):
+                elif bootstrapped and min(row["nobs_a"], row["nobs_b"]) < SMALL:
+                    notes.append(f"fewer than {SMALL} cases in a denominator: the bootstrap interval is "
+                                 "unreliable")
+                if bootstrapped and int(undefined[row["metric"]]):
                     notes.append(
                         f"{int(undefined[row['metric']])} resamples undefined, left out of the interval"
                     )
-                if boot.ci_method[row["metric"]] == "undefined" and np.isfinite(row["estimate"]):
+                bca_undefined = boot.ci_method[row["metric"]] == "undefined"
+                if bootstrapped and bca_undefined and np.isfinite(row["estimate"]):
                     notes.append("BCa interval undefined (BCaUndefinedWarning)")
                 note = "; ".join(notes)
                 found.append(
@@ -368,8 +378,9 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
                         **_equivalence_columns(row),
                         "reason": row["reason"],
                         "method": row["method"]
-                        + f"; {int(options.n_resamples)}-resample BCa bootstrap interval; "
-                        + row["equivalence_method"],
+                        + ("" if row["ci_method"] == "score"
+                           else f"; {int(options.n_resamples)}-resample BCa bootstrap interval")
+                        + "; " + row["equivalence_method"],
                         "note": note,
                     }
                 )
@@ -471,7 +482,24 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
                         "note": "; ".join(one_line(w.message) for w in caught)[:300],
                     }
                 )
-        bar.update(1)
+        if options.fold is not None:  # the bootstraps' progress is counted as they are drawn
+            bar.update(1)
+
+
+def probabilities(prep: Prepared) -> bool:
+    """Whether the audit's score lies in [0, 1]: paper B's balance tests and the binned calibration test need
+    probabilities; the score tests (AUC, distributions) take any number (issue 39, item 5)."""
+    score = prep.data[prep.cols["score"]].to_numpy(dtype=float)
+    return bool(score.size == 0 or (score.min() >= 0 and score.max() <= 1))
+
+
+def score_range_note(prep: Prepared, options: AuditOptions) -> str:
+    """The note of an audit whose score is not a probability: which tests ran and which did not."""
+    score = prep.data[prep.cols["score"]].to_numpy(dtype=float)
+    return (f"--y-score {options.y_score!r} holds scores outside [0, 1] (from {score.min():g} to "
+            f"{score.max():g}): the AUC and score-distribution tests (score_tests.csv) take any numeric "
+            "score; calibration (the binned test in tests.csv, the recalibration tests) and paper B's "
+            "balance tests need probabilities in [0, 1] and were not run")
 
 
 def _equivalence_columns(row: dict) -> dict:
@@ -528,9 +556,14 @@ def binary_tables(prep: Prepared, options: AuditOptions) -> Tables:
         tested = [_equal_confusion(prep, grouping, options) for grouping in prep.groupings]
         _reference_iv(options, tested)
         notes = [note for test in tested for note in test.notes]
+        if options.y_score is not None and not probabilities(prep):
+            notes.append(score_range_note(prep, options))
         k = [len(test.result.observed) for test in tested]
         n_pairs = sum(n * (n - 1) // 2 if options.comparisons == "pairs" else n - 1 for n in k)
-        from tqdm.auto import tqdm
+        if "IPython" in sys.modules:  # perhaps a notebook: tqdm.auto's widget bar
+            from tqdm.auto import tqdm
+        else:  # a terminal or a script (tqdm.auto would import its notebook support to find out)
+            from tqdm import tqdm
 
         rows: list[dict] = []
         references, sizes = {}, {}

@@ -19,7 +19,8 @@ from compendium.paper_b.authors import (
     authors_table_i,
     published_vs_reproduced_authors,
 )
-from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.published import PVR_PIECE_COLUMNS, matches_printed
+from fairstats.mcnemar import mcnemar_midp
 
 RAW = ROOT / "data/raw/paper-b-authors"
 PUBLISHED = ROOT / "data/published/paper-b-tables.csv"
@@ -157,15 +158,25 @@ def test_battery_layout(battery):
 
 
 def test_every_mismatch_has_a_note_and_the_layout_is_pvr(pvr):
-    assert list(pvr.columns) == PVR_COLUMNS
+    assert list(pvr.columns) == PVR_PIECE_COLUMNS
     assert len(pvr) == 276 and set(pvr["paper"]) == {"B"} and set(pvr["source"]) == {"authors-per-fold"}
     assert pvr.loc[~pvr["matches"], "note"].str.len().gt(0).all()
 
 
 def test_table_xx_pvalues_are_not_the_eq3_mid_p(pvr):
     xx = pvr[(pvr["table"] == "XX") & (pvr["column"] == "P-Value")].set_index("row")
-    # mid-p (Eq. 3, k = min) vs printed: 0.7111 vs 0.78, 0.04356 vs 0.0516, 0.3181 vs 0.332, 0.2260 vs 0.236
-    assert xx.loc["Logistic Regression (Unprotected)", "reproduced"] == pytest.approx(0.71107, abs=1e-5)
-    assert not xx.loc["Logistic Regression (Protected)", "matches"]
+    # reproduced = the authors' formula 2*cdf(k) - 0.5*pmf(k) on the printed K and N-K: every printed p-value,
+    # from printed numbers only (circular)
+    assert xx["matches"].all() and (xx["basis"] == "circular").all()
+    assert xx.loc["Logistic Regression (Unprotected)", "reproduced"] == pytest.approx(0.78081, abs=1e-5)
+    # the mid-p of Eq. 3 (k = min) is not the printed number: 0.7111 vs 0.78, 0.04356 vs 0.0516 (Table XX, LR)
+    for row, k, n_minus_k, printed, mid in (
+        ("Logistic Regression (Unprotected)", 13, 15, "0.78", 0.7111),
+        ("Logistic Regression (Protected)", 27, 14, "0.0516", 0.04356),
+    ):
+        p = mcnemar_midp(k, n_minus_k).pvalue
+        assert p == pytest.approx(mid, abs=5e-5) and not matches_printed("P-Value", printed, p)
+        assert f"mid-p of Eq. 3 with k = min(K, N-K) = {p:.4g}" in xx.loc[row, "note"]
     assert "verdict at alpha = 0.05 changes" in xx.loc["Logistic Regression (Protected)", "note"]
-    assert xx["note"].str.contains(r"\(matches the printed value\)").all()
+
+

@@ -18,8 +18,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-# Resources a page may load from outside the site: only nbconvert's MathJax and require.js (formulas render
-# when online; offline the notebook still reads, with the TeX source). Hyperlinks (<a href>) may go anywhere.
+# Resources a page may load from outside the site: only nbconvert's require.js and mermaid (for widgets and
+# diagrams, which these notebooks do not have; the formulas are typeset by the site's own MathJax,
+# compendium.publish.notebook_html). Hyperlinks (<a href>) may go anywhere.
 ALLOWED_EXTERNAL_RESOURCES = ("https://cdnjs.cloudflare.com/ajax/libs/",)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.e2e
 
 DOCS = ROOT / "docs"
 # Resources the docs may load from outside the site: none of their own (MathJax is served from the site,
-# sphinx-mathjax-offline); the compendium's notebook pages load nbconvert's MathJax and require.js.
+# sphinx-mathjax-offline); the compendium's notebook pages load nbconvert's require.js (their MathJax is the
+# results site's own copy, compendium.publish.notebook_html).
 ALLOWED_EXTERNAL = ("https://cdnjs.cloudflare.com/ajax/libs/",)
 METHOD_PAGES = ("equal-confusion", "fold-tests", "calibration", "mcnemar", "awareness")
 

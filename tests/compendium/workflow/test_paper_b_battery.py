@@ -17,11 +17,13 @@ from compendium.data.nij import read_official
 
 NOTEBOOK = ROOT / "notebooks" / "paper_b_battery.ipynb"
 SCRIPT = ROOT / "workflow" / "scripts" / "run_battery.py"
+COMPARE = ROOT / "workflow" / "scripts" / "compare_models.py"
 AUTHORS = ROOT / "results" / "default" / "nij" / "authors"
 RAW = ROOT / "data" / "raw" / "paper-b-authors"
 OUTPUTS = {
     "battery": "tables/battery.csv",
     "fold_metrics": "tables/battery_fold_metrics.csv",
+    "fold_agreement": "tables/battery_fold_agreement.csv",
     "counts": "tables/battery_count_tables.csv",
     "calibration_bins": "tables/battery_calibration_bins.csv",
     "well_terms": "tables/battery_well_calibration_terms.csv",
@@ -44,7 +46,7 @@ def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
     assert set(params) == {
         "battery_csv", "fold_metrics_csv", "counts_csv", "calibration_bins_csv", "rerun_pvr_csv",
         "authors_battery_csv", "authors_pvr_csv", "authors_procedure_pvr_csv", "authors_procedure_dir",
-        "authors_raw_dir", "published_csv", "preset", "alpha", "favorable", "out_dir",
+        "authors_raw_dir", "published_csv", "preset", "alpha", "favorable", "out_dir", "model_comparison_csv",
     }  # fmt: skip
     assert all(p["help"] for p in params.values())
 
@@ -100,7 +102,9 @@ def test_run_battery_script_then_notebook(tmp_path):
         "ns = types.SimpleNamespace\n"
         "sm = ns(wildcards=ns(preset='paper'),\n"
         f"        input=ns(predictions={str(predictions)!r}, table={str(table)!r},\n"
-        f"                 published={str(ROOT / 'data/published/paper-b-tables.csv')!r}),\n"
+        f"                 published={str(ROOT / 'data/published/paper-b-tables.csv')!r},\n"
+        f"                 authors_battery={str(AUTHORS / 'tables/battery.csv')!r},\n"
+        f"                 impossible={str(AUTHORS / 'tables/printed_impossible.csv')!r}),\n"
         f"        output=ns(**{outputs!r}),\n"
         f"        params=ns(favorable=0, alpha=0.05, n_bins=10, raw_dir={str(RAW)!r}),\n"
         f"        log=[{str(tmp_path / 'run_battery.log')!r}])\n"
@@ -116,9 +120,35 @@ def test_run_battery_script_then_notebook(tmp_path):
     pvr = pd.read_csv(outputs["pvr"], dtype={"published": str}, keep_default_na=False)
     assert len(pvr) == 272 and (pvr.loc[pvr["matches"].astype(str) == "False", "note"] != "").all()
     assert pvr["note"].str.contains("5 of the paper's 250 folds").any()
+    # five folds of 250: no model's predictions are the authors' in every fold, and the agreement is cited
+    assert set(pvr["basis"]) <= {"inputs differ", "impossible"}
+    differ = pvr.loc[pvr["basis"] == "inputs differ", "evidence"]
+    assert differ.str.contains(outputs["fold_agreement"], regex=False).all()
     features = pd.read_csv(outputs["features"])
     assert {"ID", "Unnamed: 0.1"}.isdisjoint(features["feature"])
     assert features.set_index("feature").loc[["Race_BLACK", "Race_WHITE"], "used"].eq(False).all()
+
+    # rule compare_models (issue 42) on the same predictions: every pair, three readings
+    comparison = {"table": str(out / "tables" / "model_comparison.csv"),
+                  "figure": str(out / "figures" / "model_comparison.png")}
+    driver = (
+        "import runpy, types\n"
+        "ns = types.SimpleNamespace\n"
+        "sm = ns(wildcards=ns(preset='paper'), input=ns(predictions=" + repr(str(predictions)) + "),\n"
+        "        output=ns(**" + repr(comparison) + "),\n"
+        "        params=ns(favorable=0, alpha=0.05, margin=0.1, raw_dir=" + repr(str(RAW)) + "),\n"
+        "        log=[" + repr(str(tmp_path / "compare_models.log")) + "])\n"
+        "runpy.run_path(" + repr(str(COMPARE)) + ", init_globals={'snakemake': sm})\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", driver], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr + (tmp_path / "compare_models.log").read_text()
+    pairs = pd.read_csv(comparison["table"])
+    assert pairs.groupby(["source", "inference"]).apply(
+        lambda g: len(g[["baseline", "model"]].drop_duplicates()), include_groups=False
+    ).eq(6).all()
+    assert (out / "figures" / "model_comparison.pdf").is_file()
 
     pm.execute_notebook(
         str(NOTEBOOK),
@@ -131,6 +161,7 @@ def test_run_battery_script_then_notebook(tmp_path):
             "rerun_pvr_csv": outputs["pvr"],
             "authors_battery_csv": str(AUTHORS / "tables" / "battery.csv"),
             "authors_pvr_csv": str(AUTHORS / "published-vs-reproduced.csv"),
+            "model_comparison_csv": comparison["table"],
             "out_dir": str(out),
         },
         kernel_name="python3",

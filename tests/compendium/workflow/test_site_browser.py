@@ -16,10 +16,11 @@ from pathlib import Path
 
 import nbformat
 import pandas as pd
-from browser import check_in_browser, check_links, parse_links, screenshot
+from browser import check_in_browser, check_links, parse_links, render_dom, screenshot
 from repo_paths import ROOT
 
 from compendium.course.labs import LABS
+from compendium.publish.notebook_html import MATHJAX, copy_mathjax, render_notebook
 from compendium.publish.published import PVR_COLUMNS
 from compendium.publish.site import build_site
 from fairstats.reporting import write_table
@@ -60,10 +61,8 @@ def _tiny_results(tmp_path: Path) -> tuple[Path, Path, Path]:
     pvr.to_csv(pvr_path, index=False)
     (site / "workflow.html").write_text("<!DOCTYPE html><html><body>provenance</body></html>")
     course = site / "course"
-    course.mkdir()
-    res = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "html", str(nb_path), "--output-dir",
-                          str(course), "--output", LABS[0].stem], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
+    copy_mathjax(site / MATHJAX)
+    render_notebook(nb_path, course / f"{LABS[0].stem}.html", site=site)  # as the workflow renders the labs
     nbformat.write(nb, course / f"{LABS[0].stem}.ipynb")
     return results, site, pvr_path
 
@@ -81,6 +80,10 @@ def test_a_built_site_loads_in_the_browser_and_a_broken_image_is_caught(tmp_path
             "notebooks/compas/tiny/tiny.html", "workflow.html", "pages/course.html",
             f"course/{LABS[0].stem}.html"} <= names
     assert check_in_browser(pages, profile=tmp_path / "profile") == []
+    # the lab's formula is typeset by the site's own MathJax (no CDN): offline it renders all the same
+    lab = site / "course" / f"{LABS[0].stem}.html"
+    assert "mathjax" not in " ".join(v for _, _, v in parse_links(lab).refs if v.startswith("http")).lower()
+    assert "<mjx-container" in render_dom(lab, profile=tmp_path / "profile")
     index = built.index.read_text(encoding="utf-8")
     assert 'class="mismatch"' in index and "rounds to 0.657" in index  # the deviation, highlighted, with note
     assert "Equal confusion tests &lt;tiny&gt;" in index  # titles escaped, verdict table listed
@@ -118,6 +121,13 @@ def test_committed_site_of_the_default_experiment_loads_with_every_link_and_imag
 
     own = [p for p in pages if p.suffix == ".html" and p.name != "workflow.html"]
     assert check_in_browser(own, profile=tmp_path / "profile") == []
+    # every notebook page typesets its formulas with the site's MathJax, never a CDN's (offline they render)
+    for page in [p for p in pages if "/notebooks/" in p.as_posix() or "/course/" in p.as_posix()]:
+        sources = [v for tag, _, v in parse_links(page).refs if tag == "script"]
+        assert not any("mathjax" in v.lower() and v.startswith("http") for v in sources), page
+        assert any(v.endswith(MATHJAX) for v in sources), f"{page} does not load the site's MathJax"
+    lab = COMMITTED_SITE / "course" / f"{LABS[6].stem}.html"
+    assert "<mjx-container" in render_dom(lab, profile=tmp_path / "profile")
     shot = tmp_path / "index.png"
     width, height = screenshot(index, shot, width=1280, height=2400, profile=tmp_path / "profile")
     assert (width, height) == (1280, 2400)

@@ -63,3 +63,25 @@ def test_ci_entry_runs_make_test():
     text = (ROOT / ".ci/run").read_text()
     assert "make test" in text and "set -euo pipefail" in text
     assert shutil.which("make"), "make is required by the README's two commands"
+
+
+def _job_stats(*args: str) -> dict[str, int]:
+    """{rule: jobs} of a dry run's job stats."""
+    res = _run("-n", "--quiet", "rules", *args)
+    assert res.returncode == 0, res.stdout + res.stderr
+    table = res.stdout + res.stderr
+    block = table[table.index("Job stats:"):]
+    return {m[0]: int(m[1]) for m in (line.split() for line in block.splitlines()[3:]) if len(m) == 2
+            and m[1].isdigit() and m[0] != "total"}
+
+
+@pytest.mark.slow
+def test_the_filter_layer_adds_the_new_presets_compas_jobs_and_nothing_else():
+    """config/layers/violent_high_only.yaml keeps the default experiment and adds one filter preset: whatever
+    the state of the outputs, its plan is the default plan plus that preset's four COMPAS jobs (on a complete
+    default run: those four and `all`, no model fit)."""
+    default = _job_stats()
+    layered = _job_stats("--configfile", "config/layers/violent_high_only.yaml")
+    added = {rule: layered.get(rule, 0) - default.get(rule, 0) for rule in default.keys() | layered.keys()}
+    assert {rule: n for rule, n in added.items() if n} == {
+        "filter_compas": 1, "render_paper_a": 1, "test_compas_outcomes": 1, "test_scores_compas": 1}

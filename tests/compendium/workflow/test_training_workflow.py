@@ -14,7 +14,7 @@ from repo_paths import ROOT
 
 from compendium.paper_b.crossval import PREDICTION_COLUMNS
 from compendium.paper_b.predictions import read_predictions
-from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.published import PVR_PIECE_COLUMNS
 
 pytestmark = pytest.mark.e2e
 
@@ -107,8 +107,9 @@ def test_table1_notebook_writes_tables_figures_and_the_pvr_piece(workdir, first_
     agreement = pd.read_csv(out / "tables/table1_agreement.csv").set_index("model")
     assert agreement.loc["lda", "agreement_rate"] == 1.0  # LDA reproduces the authors' folds exactly
     pvr = pd.read_csv(out / "published-vs-reproduced-table1.csv", dtype={"published": str})
-    assert list(pvr.columns) == PVR_COLUMNS
+    assert list(pvr.columns) == PVR_PIECE_COLUMNS
     assert pvr["row"].tolist() == ["Linear Discriminant Analysis", "Gradient Boosting"]
+    assert pvr["evidence"].str.contains("table1_agreement.csv").all()
     assert pvr["published"].tolist() == ["0.715", "0.737"] and set(pvr["source"]) == {"rerun"}
     assert pvr["note"].str.contains("mean over 3 of the 250 folds").all()
 

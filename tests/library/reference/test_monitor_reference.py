@@ -1,4 +1,5 @@
-"""The monitor's single-rate confidence sequence against the `expectation` package's, on fixed streams.
+"""The monitor's sequences against reference implementations: the single-rate one against the `expectation`
+package's, on fixed streams; the difference's gamma-exponential mixture against confseq, Howard's own.
 
 `expectation` (PyPI, 0.6.1) needs Python >= 3.12, so it cannot be in the project's 3.11 lock: its bounds were
 computed once in a scratch venv (Python 3.12.1, expectation 0.6.1, numpy 2.5.5, scipy 1.18.1) and are carried
@@ -20,8 +21,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate
 
-from fairstats.monitor import rate_confidence_sequence
+from fairstats import rate_confidence_sequence
+from fairstats.sequences import _log_mixture, _radius, mixture_rho
 
 PHI = (math.sqrt(5) - 1) / 2
 TIMES = [100, 150, 200, 300, 500, 700, 1000, 1500, 2000]
@@ -82,3 +85,61 @@ def test_every_time_after_100_within_1_5x():
     for t in range(100, 2001):
         nxt = next(i for i, s in enumerate(TIMES) if s >= t)
         assert width[t - 1] <= 1.5 * ref[nxt], (t, width[t - 1], ref[nxt])
+
+
+# confseq 0.0.11 (Howard, Waudby-Smith & Ramdas; the C++ of Howard et al. 2021's boundaries), built from
+# PyPI's source on Python 3.11.7 with numpy 2.4.6 (its build pins pybind11 2.6.2, which does not compile on
+# 3.11: `pip install "pybind11>=2.11" scikit-build cmake ninja; pip install --no-build-isolation confseq`,
+# Boost headers from Debian's libboost-dev). Each value is
+#     confseq.boundaries.gamma_exponential_log_mixture(s, v, 300.0, 1.0, 0.025)
+# i.e. the mixture with c = 1 tuned for v_opt = 300 at one-sided level 0.025 (our alpha / 2, alpha = 0.05).
+CONFSEQ_LOG_MIXTURE = [
+    (0.0, 0.0, 0.0),
+    (5.0, 5.0, 0.6166124791834022),
+    (-5.0, 5.0, -0.5720490338196953),
+    (40.0, 100.0, 4.882449602003476),
+    (-40.0, 100.0, -2.195858710370999),
+    (60.0, 300.0, 4.324082697080485),
+    (-200.0, 300.0, -3.7558895126853713),
+    (150.0, 3000.0, 2.0374751836461655),
+    (2000.0, 100000.0, 16.438024706672877),
+]
+# confseq.boundaries.gamma_exponential_mixture_bound(v, 0.025, 300.0, 1.0, 0.025): the one-sided boundary at
+# 0.025, i.e. the two-sided sequence by a union bound; ours averages the two directions at 1/alpha instead,
+# so its half-width lies (slightly) inside.
+CONFSEQ_BOUND = [
+    (10.0, 19.552591079291233),
+    (100.0, 34.393332807371735),
+    (300.0, 55.66070018832079),
+    (3000.0, 181.83322362168042),
+    (100000.0, 1186.4788117271985),
+]
+RHO = mixture_rho(300.0, 0.05)
+
+
+@pytest.mark.parametrize(("s", "v", "expected"), CONFSEQ_LOG_MIXTURE)
+def test_gamma_exponential_mixture_equals_confseq(s, v, expected):
+    assert float(_log_mixture(s, v, RHO)) == pytest.approx(expected, rel=1e-10, abs=1e-12)
+
+
+def test_gamma_exponential_mixture_where_confseq_has_no_answer():
+    """For s + v + rho <= 0 confseq's closed form calls gamma_p with a negative argument and raises; ours
+    takes the integral form there. Against scipy's quadrature of the defining mixture over lambda in
+    [0, 1): the gamma prior on u = 1 - lambda, density proportional to u^(rho - 1) e^(-rho u) on (0, 1]."""
+    for s, v in ((-400.0, 100.0), (-90.0, 30.0), (5.0, 5.0)):
+        def integrand(u, s=s, v=v):
+            lam = 1.0 - u
+            psi = -np.log(u) - lam
+            return np.exp(lam * s - psi * v + (RHO - 1) * np.log(u) - RHO * u)
+
+        norm = integrate.quad(lambda u: np.exp((RHO - 1) * np.log(u) - RHO * u), 0, 1, limit=200)[0]
+        value = integrate.quad(integrand, 0, 1, limit=400, epsabs=0, epsrel=1e-12)[0]
+        assert float(_log_mixture(s, v, RHO)) == pytest.approx(np.log(value / norm), rel=1e-9)
+
+
+@pytest.mark.parametrize(("v", "union_bound"), CONFSEQ_BOUND)
+def test_two_sided_half_width_solves_the_average_and_lies_inside_the_union_bound(v, union_bound):
+    x = _radius(v, RHO, 0.05)
+    average = (np.exp(_log_mixture(x, v, RHO)) + np.exp(_log_mixture(-x, v, RHO))) / 2
+    assert average == pytest.approx(20.0, rel=1e-9)
+    assert 0.99 * union_bound < x <= union_bound

@@ -81,8 +81,14 @@ def test_unpaired_difference_matches_proc_statistic(a, b):
     # the same statistic D; pROC refers it to a t on Welch's df, fairstats to the normal
     assert row["statistic"] == pytest.approx(statistic, abs=1e-9)
     assert 2 * stats.t.sf(abs(row["statistic"]), df) == pytest.approx(p_t, abs=1e-9)
-    assert row["pvalue"] == pytest.approx(2 * stats.norm.sf(abs(statistic)), abs=1e-9)
-    assert row["pvalue"] < p_t  # the normal has thinner tails than the t
+    assert 2 * stats.norm.sf(abs(row["statistic"])) < p_t  # the normal has thinner tails than the t
+    # these data sets hold 17 to 30 cases per class: where a group has fewer than 20 (issue 39, item 4) the
+    # statistic is shown but the test is not done (its size is not held there), the reason says whose count
+    n_pos, n_neg = (min(PROC[a][i], PROC[b][i]) for i in (0, 1))
+    if min(n_pos, n_neg) < 20:
+        assert np.isnan(row["pvalue"]) and row["verdict"] == "undefined" and "fewer than 20" in row["reason"]
+    else:
+        assert row["pvalue"] == pytest.approx(2 * stats.norm.sf(abs(statistic)), abs=1e-9)
 
 
 def test_delong_variance_agrees_with_a_stratified_bootstrap():
