@@ -121,7 +121,8 @@ rule authors_procedure_tables:
 # nothing).
 # gather_awareness_exact_search counts Tables XXI-XXIV from all chunks and the authors' refits.
 # Run (README, "The exact neighbour search"), from a checkout with the committed refits:
-#   nice -n 19 snakemake gather_awareness_exact_search --cores 1 --rerun-triggers mtime \
+#   nice -n 19 snakemake gather_awareness_exact_search --config exact_search=true --cores 1 \
+#       --rerun-triggers mtime \
 #       --allowed-rules verify_raw reconstruct_nij authors_exact_search_chunk gather_awareness_exact_search
 EXACT_CHUNK_SIZE = AP_CONFIG.get("exact_search_chunk_size", 10)
 EXACT_CHUNKS = [NIJ_TEST_FOLDS[i : i + EXACT_CHUNK_SIZE] for i in range(0, len(NIJ_TEST_FOLDS), EXACT_CHUNK_SIZE)]
@@ -129,74 +130,80 @@ EXACT_CHUNK_IDS = [f"{i:03d}" for i in range(len(EXACT_CHUNKS))]
 EXACT_NEIGHBOURS = f"{AP_TABLES}/exact_search/neighbours_{{chunk}}.csv"
 
 
-rule authors_exact_search_chunk:
-    input:
-        table=ancient(rules.reconstruct_nij.output.table),
-    output:
-        neighbours=EXACT_NEIGHBOURS,
-    params:
-        folds=lambda wildcards: EXACT_CHUNKS[int(wildcards.chunk)],
-    log:
-        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.tsv"
-    threads: 1
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/authors_exact_search_chunk.py"
+# The three opt-in rules exist only when asked for (--config exact_search=true): defined always, they were
+# scheduled by a fresh `make reproduce` (their committed outputs' input, the NIJ table, is rebuilt in the same run,
+# which reruns a job whatever ancient() says), hours of search for the same numbers. Without them the committed
+# outputs are inputs like the raw data.
+if config.get("exact_search", False):
+
+    rule authors_exact_search_chunk:
+        input:
+            table=ancient(rules.reconstruct_nij.output.table),
+        output:
+            neighbours=EXACT_NEIGHBOURS,
+        params:
+            folds=lambda wildcards: EXACT_CHUNKS[int(wildcards.chunk)],
+        log:
+            f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search_chunk/{{chunk}}.tsv"
+        threads: 1
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/authors_exact_search_chunk.py"
 
 
-# Opt-in (not in rule all; one 137 x 137 pseudo-inverse per pair, ~5,000 per fold and set-up): the set-up
-# sensitivity of the authors' exact neighbour search. The folds nij.authors_procedure.exact_search_folds are
-# searched under three floating-point set-ups (the authors' stacking order with 1 and 2 BLAS threads, and the
-# pair stacked the other way round: the same matrix in exact arithmetic); the chosen neighbours, how many change,
-# the first set-up checked against the every-fold run's chunks, and Tables XXI-XXIV's counts on those folds
-# under each set-up (exact_search_setup_counts.csv, with the authors' refits).
-# Run: snakemake --cores 1 authors_exact_search --allowed-rules authors_exact_search
-rule authors_exact_search:
-    input:
-        table=ancient(rules.reconstruct_nij.output.table),
-        refits=ancient(AUTHORS_REFITS),
-        chunks=lambda wildcards: [
-            ancient(EXACT_NEIGHBOURS.format(chunk=EXACT_CHUNK_IDS[i]))
-            for i, folds in enumerate(EXACT_CHUNKS)
-            if set(folds) & set(AP_CONFIG.get("exact_search_folds", [0]))
-        ],
-    output:
-        pairs=f"{AP_TABLES}/exact_search_neighbours.csv",
-        pairs_md=f"{AP_TABLES}/exact_search_neighbours.md",
-        summary=f"{AP_TABLES}/exact_search_setups.csv",
-        summary_md=f"{AP_TABLES}/exact_search_setups.md",
-        counts=f"{AP_TABLES}/exact_search_setup_counts.csv",
-        counts_md=f"{AP_TABLES}/exact_search_setup_counts.md",
-    params:
-        folds=AP_CONFIG.get("exact_search_folds", [0]),
-    log:
-        f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search.tsv"
-    threads: 2
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/authors_exact_search.py"
+    # Opt-in (not in rule all; one 137 x 137 pseudo-inverse per pair, ~5,000 per fold and set-up): the set-up
+    # sensitivity of the authors' exact neighbour search. The folds nij.authors_procedure.exact_search_folds are
+    # searched under three floating-point set-ups (the authors' stacking order with 1 and 2 BLAS threads, and the
+    # pair stacked the other way round: the same matrix in exact arithmetic); the chosen neighbours, how many change,
+    # the first set-up checked against the every-fold run's chunks, and Tables XXI-XXIV's counts on those folds
+    # under each set-up (exact_search_setup_counts.csv, with the authors' refits).
+    # Run: snakemake --cores 1 authors_exact_search --config exact_search=true --allowed-rules authors_exact_search
+    rule authors_exact_search:
+        input:
+            table=ancient(rules.reconstruct_nij.output.table),
+            refits=ancient(AUTHORS_REFITS),
+            chunks=lambda wildcards: [
+                ancient(EXACT_NEIGHBOURS.format(chunk=EXACT_CHUNK_IDS[i]))
+                for i, folds in enumerate(EXACT_CHUNKS)
+                if set(folds) & set(AP_CONFIG.get("exact_search_folds", [0]))
+            ],
+        output:
+            pairs=f"{AP_TABLES}/exact_search_neighbours.csv",
+            pairs_md=f"{AP_TABLES}/exact_search_neighbours.md",
+            summary=f"{AP_TABLES}/exact_search_setups.csv",
+            summary_md=f"{AP_TABLES}/exact_search_setups.md",
+            counts=f"{AP_TABLES}/exact_search_setup_counts.csv",
+            counts_md=f"{AP_TABLES}/exact_search_setup_counts.md",
+        params:
+            folds=AP_CONFIG.get("exact_search_folds", [0]),
+        log:
+            f"{RESULTS}/logs/nij/authors_procedure/authors_exact_search.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/nij/authors_procedure/authors_exact_search.tsv"
+        threads: 2
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/authors_exact_search.py"
 
 
-rule gather_awareness_exact_search:
-    input:
-        chunks=expand(EXACT_NEIGHBOURS, chunk=EXACT_CHUNK_IDS),
-        refits=ancient(AUTHORS_REFITS),
-        published=NIJ_PUBLISHED_B,
-    output:
-        counts=f"{AP_TABLES}/awareness_exact_search.csv",
-        counts_md=f"{AP_TABLES}/awareness_exact_search.md",
-    log:
-        f"{RESULTS}/logs/nij/authors_procedure/gather_awareness_exact_search.log",
-    conda:
-        "../../environment.yml"
-    script:
-        "../scripts/gather_awareness_exact_search.py"
+    rule gather_awareness_exact_search:
+        input:
+            chunks=expand(EXACT_NEIGHBOURS, chunk=EXACT_CHUNK_IDS),
+            refits=ancient(AUTHORS_REFITS),
+            published=NIJ_PUBLISHED_B,
+        output:
+            counts=f"{AP_TABLES}/awareness_exact_search.csv",
+            counts_md=f"{AP_TABLES}/awareness_exact_search.md",
+        log:
+            f"{RESULTS}/logs/nij/authors_procedure/gather_awareness_exact_search.log",
+        conda:
+            "../../environment.yml"
+        script:
+            "../scripts/gather_awareness_exact_search.py"
 
 
 AP_ON = AUTHORS_PROCEDURE_ON and "paper" in NIJ_PRESETS and set(NIJ_MODELS) >= {"lda", "rf"}
