@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from repo_paths import PUBLISHED, RAW, ROOT
 
-from compendium.paper_b.authors import printed_count_checks, read_published_b
+from compendium.paper_b.authors import authors_fold_metrics, printed_count_checks, read_published_b
 from compendium.paper_b.authors_procedure_views import (
     causal_matches,
     exact_search_text,
@@ -30,7 +30,9 @@ from compendium.paper_b.erratum import (
     changed_conclusions,
     erratum_by_kind,
     paper_b_erratum,
+    square_root_ratio,
 )
+from compendium.paper_b.predictions import read_predictions
 from compendium.paper_b.printed_layout import (
     combine_sources,
     layout_markdown,
@@ -98,6 +100,69 @@ def test_the_committed_tables_are_what_the_modules_make_of_the_committed_inputs(
     assert filecmp.cmp(tmp_path / "paper_b_erratum.csv", tables / "paper_b_erratum.csv", shallow=False)
     assert list(erratum.columns) == list(ERRATUM_COLUMNS)
     assert list(dict.fromkeys(erratum["kind"])) == [k for k in ERRATUM_KINDS if k in set(erratum["kind"])]
+
+
+@pytest.mark.parametrize("preset", ["paper", "clean"])
+def test_the_committed_summaries_are_what_the_modules_make_of_the_committed_tables(preset, tmp_path):
+    """Rules tabulate_paper_b and write_paper_b_erratum's smaller tables, regenerated from the committed
+    tables they read (the same bytes)."""
+    tables = RESULTS / preset / "tables"
+    combined = read_combined(tables / "paper_b_tables.csv")
+    made = {
+        "paper_b_tables_summary.csv": source_summary(combined).reset_index(),
+        "paper_b_causal_matches.csv": causal_matches(combined),
+        "paper_b_t_by_hand.csv": t_by_hand(
+            {
+                "authors-per-fold": authors_fold_metrics(RAW / "paper-b-authors"),
+                "rerun": pd.read_csv(tables / "battery_fold_metrics.csv"),
+            }
+        ),
+    }
+    erratum = pd.read_csv(tables / "paper_b_erratum.csv", dtype=str, keep_default_na=False)
+    made["paper_b_erratum_by_kind.csv"] = erratum_by_kind(erratum).reset_index()
+    for name, frame in made.items():
+        write_table(frame, tmp_path / name, markdown=False)
+        assert filecmp.cmp(tmp_path / name, tables / name, shallow=False), name
+    concl = read_conclusions(tables / "paper_b_conclusions.csv")
+    said = (tables / "paper_b_conclusion_changes.md").read_text(encoding="utf-8")
+    assert said == conclusion_changes(concl) + "\n"
+    changed = (tables / "paper_b_erratum_conclusions.md").read_text(encoding="utf-8")
+    assert changed == changed_conclusions(erratum, concl, _battery(preset), alpha=0.05) + "\n"
+
+
+def test_the_authors_procedures_summaries_are_what_the_module_makes_of_their_tables(tmp_path):
+    """Rule summarise_authors_procedure's four tables, regenerated from the committed tables of rule
+    authors_procedure_tables and the opt-in exact search (the same bytes)."""
+    rand = pd.read_csv(AP_TABLES / "awareness_random_neighbour.csv")
+    gaps = pd.read_csv(AP_TABLES / "exact_search_gaps.csv")
+    refits = read_predictions(RESULTS / "authors_procedure" / "predictions" / "refits.parquet")
+    made = {
+        "awareness_random_neighbour_view.csv": random_neighbour_view(rand),
+        "awareness_exact_search_view.csv": exact_search_view(
+            pd.read_csv(AP_TABLES / "awareness_exact_search.csv"), rand, gaps
+        ),
+        "exact_search_setups_summary.csv": setup_summary(
+            pd.read_csv(AP_TABLES / "exact_search_neighbours.csv"), refits
+        ),
+        "readings_summary.csv": readings_summary(pd.read_csv(AP_TABLES / "readings.csv")),
+    }
+    for name, frame in made.items():
+        write_table(frame, tmp_path / name, markdown=False)
+        assert filecmp.cmp(tmp_path / name, AP_TABLES / name, shallow=False), name
+
+
+def test_the_printed_t_is_the_pooled_t_without_the_square_root_in_every_committed_test():
+    ratio = square_root_ratio(_battery("paper"))
+    # 4 models x (the authors' Tables II-XI, the rerun's II-XI, XIV and XV)
+    assert len(ratio) == 88
+    assert ratio["ratio"].to_numpy() == pytest.approx(ratio["expected"].to_numpy(), rel=1e-12)
+    # Table XI, LR, the authors' files: folds without a false positive left out, 243 White and 247 Black
+    # values (results/default/nij/authors/tables/battery.csv), so 1 / sqrt(1/243 + 1/247), not sqrt(125)
+    xi = ratio.set_index(["source", "table", "model"]).loc[("authors-per-fold", "XI", "lr")]
+    assert (xi["n_white"], xi["n_black"]) == (243, 247)
+    assert xi["ratio"] == pytest.approx(1 / np.sqrt(1 / 243 + 1 / 247), rel=1e-12)
+    full = ratio[(ratio["n_white"] == 250) & (ratio["n_black"] == 250)]
+    assert len(full) == 82 and full["ratio"].to_numpy() == pytest.approx(np.sqrt(125), rel=1e-12)
 
 
 def test_layout_sections_split_the_layout_by_table():
@@ -243,7 +308,11 @@ def test_summaries_of_the_committed_erratum_and_conclusions():
     concl = read_conclusions(tables / "paper_b_conclusions.csv")
     text = changed_conclusions(erratum, concl, _battery("paper"), alpha=0.05)
     assert text.startswith("- Every printed t statistic (48 numbers in Tables II, III")
-    assert "the ratio is 11.18 for K = 250" in text
+    assert (
+        "sqrt(K/2) = 11.18 for K = 250 folds (11.07 to 11.18 over the 88 tests of the sources: Table XI"
+        in text
+    )
+    assert text.splitlines()[0].endswith("the largest relative difference from that factor is 3e-16.")
     assert "- **authors-per-fold**:" in text and "- **rerun**:" in text
     assert "overall accuracy equality" in conclusion_changes(concl)
 

@@ -175,6 +175,7 @@ rule tabulate_paper_b:
         causal_matches_md=f"{BATTERY_RESULTS}/tables/paper_b_causal_matches.md",
         conclusions=f"{BATTERY_RESULTS}/tables/paper_b_conclusions.csv",
         conclusions_md=f"{BATTERY_RESULTS}/tables/paper_b_conclusions.md",
+        conclusion_changes=f"{BATTERY_RESULTS}/tables/paper_b_conclusion_changes.md",
     params:
         raw_dir=lambda wildcards, input: os.path.dirname(input.confusion),
         alpha=config["nij"]["alpha"],
@@ -208,6 +209,7 @@ rule write_paper_b_erratum:
             )
         ),
         tables=rules.tabulate_paper_b.output.tables,
+        conclusions=rules.tabulate_paper_b.output.conclusions,
         battery=rules.run_battery.output.battery,
         authors_battery=rules.authors_battery.output.battery,
         impossible=rules.authors_battery.output.impossible,
@@ -216,6 +218,9 @@ rule write_paper_b_erratum:
     output:
         erratum=f"{BATTERY_RESULTS}/tables/paper_b_erratum.csv",
         erratum_md=f"{BATTERY_RESULTS}/tables/paper_b_erratum.md",
+        by_kind=f"{BATTERY_RESULTS}/tables/paper_b_erratum_by_kind.csv",
+        by_kind_md=f"{BATTERY_RESULTS}/tables/paper_b_erratum_by_kind.md",
+        changed=f"{BATTERY_RESULTS}/tables/paper_b_erratum_conclusions.md",
     params:
         raw_dir=lambda wildcards, input: os.path.dirname(input.contingencies),
         alpha=config["nij"]["alpha"],
@@ -278,7 +283,7 @@ rule render_paper_b:
         fold_metrics=rules.run_battery.output.fold_metrics,
         authors_battery=rules.authors_battery.output.battery,
         tables=list(rules.tabulate_paper_b.output),
-        erratum=rules.write_paper_b_erratum.output.erratum,
+        erratum=list(rules.write_paper_b_erratum.output),
         figures=list(rules.draw_paper_b_figures.output),
         model_comparison=rules.compare_models.output.table,
         model_comparison_figure=rules.compare_models.output.figure,
@@ -287,7 +292,6 @@ rule render_paper_b:
     params:
         results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output.nb)),
         ap_dir=lambda wildcards, input: os.path.dirname(input.ap_tables[0]) if AP_ON else "",
-        alpha=config["nij"]["alpha"],
     log:
         f"{RESULTS}/logs/nij/{{preset}}/render_paper_b.log",
     conda:
@@ -297,7 +301,7 @@ rule render_paper_b:
         " -p results_dir {params.results_dir:q} -p authors_battery_csv {input.authors_battery:q}"
         # plain quotes, not :q: "" when the authors' procedures are off, and :q drops an empty word
         " -p authors_procedure_dir '{params.ap_dir}'"
-        " -p preset {wildcards.preset:q} -p alpha {params.alpha}"
+        " -p preset {wildcards.preset:q}"
         " > {log:q} 2>&1"
         " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from compendium.paper_b.authors import authors_fold_metrics, read_published_b
 from compendium.paper_b.authors_procedure_views import causal_matches
-from compendium.paper_b.conclusions import conclusions
+from compendium.paper_b.conclusions import conclusion_changes, conclusions
 from compendium.paper_b.printed_layout import (
     combine_sources,
     layout_markdown,
@@ -63,4 +63,5 @@ concl = conclusions(battery, published)
 write_table(
     concl, out.conclusions, title=f"Paper B's conclusions under a correct test (rerun preset {preset})"
 )
+atomic_write_text(out.conclusion_changes, conclusion_changes(concl) + "\n")
 logging.info("%d printed numbers, sources %s; %d conclusions", len(combined), list(pvr), len(concl))

@@ -1,14 +1,21 @@
 """Paper B's erratum: every printed number of Tables II-XXV that is wrong or cannot be reproduced, its cause
-and the evidence, from the tables the workflow has written. Thin adapter over compendium.paper_b.erratum."""
+and the evidence, from the tables the workflow has written; its count per cause, and the paper's conclusions
+that change. Thin adapter over compendium.paper_b.erratum."""
 
 import logging
 
 import pandas as pd
 
 from compendium.paper_b.authors import printed_count_checks, read_published_b
-from compendium.paper_b.erratum import AuthorsProcedureTables, paper_b_erratum
+from compendium.paper_b.conclusions import read_conclusions
+from compendium.paper_b.erratum import (
+    AuthorsProcedureTables,
+    changed_conclusions,
+    erratum_by_kind,
+    paper_b_erratum,
+)
 from compendium.paper_b.printed_layout import read_battery, read_combined
-from fairstats.reporting import write_table
+from fairstats.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")
@@ -29,4 +36,13 @@ erratum = paper_b_erratum(
     preset=sm.wildcards.preset,
 )
 write_table(erratum, sm.output.erratum, title="Paper B: erratum (computed from the tables)")
+write_table(
+    erratum_by_kind(erratum).reset_index(),
+    sm.output.by_kind,
+    title="Paper B's erratum: printed numbers (rows) and tables per cause",
+)
+# the erratum as the notebook reads it back (every cell text), so that its summary is the same
+erratum = pd.read_csv(sm.output.erratum, dtype=str, keep_default_na=False)
+text = changed_conclusions(erratum, read_conclusions(sm.input.conclusions), battery, alpha=sm.params.alpha)
+atomic_write_text(sm.output.changed, text + "\n")
 logging.info("%d rows: %s", len(erratum), erratum["kind"].value_counts(sort=False).to_dict())

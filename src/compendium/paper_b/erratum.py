@@ -103,11 +103,21 @@ class AuthorsProcedureTables:
         return cls(**{k: pd.read_csv(v) for k, v in paths.items()})
 
 
-def square_root_ratio(battery: pd.DataFrame) -> pd.Series:
-    """The paper's t over the pooled t, per fold-based test of the battery (sqrt(K/2) where the paper's
-    formula lacks the square root)."""
-    rows = battery.loc[battery["statistic_paper_formula"].notna()]
-    return (rows["statistic_paper_formula"] / rows["statistic_pooled"]).dropna()
+def square_root_ratio(battery: pd.DataFrame) -> pd.DataFrame:
+    """The paper's t over the pooled t, per fold-based test of the battery, beside what the missing square
+    root makes it: ``1 / sqrt(1/K_W + 1/K_B)`` for K_W White and K_B Black fold values (sqrt(K/2) for K of
+    each).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``source, table, model, n_white, n_black, ratio, expected``, one row per test with both statistics.
+    """
+    rows = battery.loc[battery["statistic_paper_formula"].notna() & battery["statistic_pooled"].notna()]
+    out = rows[["source", "table", "model", "n_white", "n_black"]].copy()
+    out["ratio"] = rows["statistic_paper_formula"] / rows["statistic_pooled"]
+    out["expected"] = 1 / np.sqrt(1 / rows["n_white"] + 1 / rows["n_black"])
+    return out.reset_index(drop=True)
 
 
 def _awareness_gaps_evidence(ap: AuthorsProcedureTables) -> str:
@@ -518,11 +528,22 @@ def changed_conclusions(
     """The paper's conclusions that change under a correct test, as a Markdown list: the t statistics'
     square root, per source the violations lost (and found), Table XX's verdicts, calibration."""
     ratio = square_root_ratio(battery)
+    k = int(ratio[["n_white", "n_black"]].to_numpy().max())
+    fewer = ratio[ratio[["n_white", "n_black"]].min(axis=1) < k]
+    worst = (ratio["ratio"] / ratio["expected"] - 1).abs().max()
     t_rows = erratum["kind"] == _T_ROOT
+    range_note = (
+        f" ({ratio['ratio'].min():.2f} to {ratio['ratio'].max():.2f} over the {len(ratio)} tests of the "
+        f"sources: Table {', '.join(dict.fromkeys(fewer['table']))} has fewer fold values, folds without a "
+        "false positive being left out)"
+    )
     lines = [
         f"- Every printed t statistic ({int(t_rows.sum())} numbers in "
-        f"Tables {', '.join(dict.fromkeys(erratum.loc[t_rows, 'table']))}) "
-        f"is the pooled t times sqrt(K/2): the ratio is {ratio.max():.2f} for K = 250."
+        f"Tables {', '.join(dict.fromkeys(erratum.loc[t_rows, 'table']))}) is the pooled t times "
+        f"1 / sqrt(1/K_W + 1/K_B), K_W and K_B the White and Black fold values: sqrt(K/2) = "
+        f"{np.sqrt(k / 2):.2f} for K = {k} folds"
+        + (range_note if len(fewer) else "")
+        + f"; the largest relative difference from that factor is {worst:.1g}."
     ]
     concl = conclusions
     for source in concl["source"].unique():

@@ -45,7 +45,7 @@ def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
         if c["cell_type"] == "code"
     )
     params = pm.inspect_notebook(str(NOTEBOOK))
-    assert set(params) == {"results_dir", "authors_battery_csv", "authors_procedure_dir", "preset", "alpha"}
+    assert set(params) == {"results_dir", "authors_battery_csv", "authors_procedure_dir", "preset"}
     assert all(p["help"] for p in params.values())
 
 
@@ -178,6 +178,7 @@ def test_run_battery_script_then_notebook(tmp_path):
         "layout_md": str(tables / "paper_b_tables_layout.md"),
         "t_by_hand": str(tables / "paper_b_t_by_hand.csv"),
         "causal_matches": str(tables / "paper_b_causal_matches.csv"),
+        "conclusion_changes": str(tables / "paper_b_conclusion_changes.md"),
     }
     _run_script(
         SCRIPTS / "tabulate_paper_b.py",
@@ -192,8 +193,13 @@ def test_run_battery_script_then_notebook(tmp_path):
         SCRIPTS / "write_paper_b_erratum.py",
         tmp_path / "erratum.log",
         input=common
-        | {"tables": tabulated["tables"], "impossible": str(AUTHORS / "tables" / "printed_impossible.csv")},
-        output={"erratum": str(tables / "paper_b_erratum.csv")},
+        | {k: tabulated[k] for k in ("tables", "conclusions")}
+        | {"impossible": str(AUTHORS / "tables" / "printed_impossible.csv")},
+        output={
+            "erratum": str(tables / "paper_b_erratum.csv"),
+            "by_kind": str(tables / "paper_b_erratum_by_kind.csv"),
+            "changed": str(tables / "paper_b_erratum_conclusions.md"),
+        },
         params={"raw_dir": str(RAW), "alpha": 0.05},
     )
     _run_script(
@@ -220,7 +226,7 @@ def test_run_battery_script_then_notebook(tmp_path):
     assert by_hand.loc["authors-per-fold", "ratio"] == pytest.approx(np.sqrt(125))
     assert by_hand["t_paper_by_hand"].to_numpy() == pytest.approx(by_hand["t_paper"].to_numpy(), rel=1e-12)
 
-    files_before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    files_before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     executed = tmp_path / "executed.ipynb"
     pm.execute_notebook(
         str(NOTEBOOK),
@@ -235,7 +241,7 @@ def test_run_battery_script_then_notebook(tmp_path):
         cwd=str(ROOT),
     )
     # the notebook only reads: it writes nothing beside the rules' files
-    assert sorted(p.relative_to(out) for p in out.rglob("*")) == files_before
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == files_before
     shown = executed.read_text(encoding="utf-8")
     assert "wrong: t without the square root" in shown and "image/png" in shown
     erratum = pd.read_csv(tables / "paper_b_erratum.csv")
@@ -251,8 +257,19 @@ def test_run_battery_script_then_notebook(tmp_path):
         (erratum["kind"] == "wrong: Table XX's p formula") & (erratum["published"].astype(str) == "0.0516")
     ]
     assert len(xx) == 1 and "verdict" in xx["cause"].item()
+    by_kind = pd.read_csv(tables / "paper_b_erratum_by_kind.csv").set_index("kind")
+    assert by_kind["numbers"].sum() == len(erratum) and list(by_kind.index) == list(
+        dict.fromkeys(erratum["kind"])
+    )
+    changed = (tables / "paper_b_erratum_conclusions.md").read_text(encoding="utf-8")
+    assert (
+        changed.startswith("- Every printed t statistic")
+        and "Table XX, Logistic Regression (Protected)" in changed
+    )
     conclusions = pd.read_csv(tables / "paper_b_conclusions.csv")
     authors = conclusions[conclusions["source"] == "authors-per-fold"].set_index(["test", "model"])
     # with the corrected t, overall accuracy equality is no longer violated by any model (authors' values)
     oae = authors.loc["overall_accuracy_equality"]
     assert oae["violated_paper"].all() and not oae["violated_corrected"].astype(bool).any()
+    said = (tables / "paper_b_conclusion_changes.md").read_text(encoding="utf-8")
+    assert "- **authors-per-fold**: overall accuracy equality is no longer violated by **any** model." in said
