@@ -3,11 +3,11 @@
 # One rule per source, each writing under results/<experiment>/nij/<source>/:
 #   authors  - the authors' committed per-fold results (data/raw/paper-b-authors) through the paper's own
 #              formula, beside correct tests (rule authors_battery);
-#   <preset> - our rerun (paper/clean presets; rule run_battery), the models pairwise (compare_models), the
-#              printed tables beside every source and the conclusions (tabulate_paper_b), the erratum
-#              (write_paper_b_erratum), the figures (draw_paper_b_figures), and the notebook that reads them all
-#              (render_paper_b); the paper preset's published-vs-reproduced piece (source rerun) is appended to
-#              PVR_PIECES.
+#   <preset> - our rerun (paper/clean presets; rule run_battery), the models pairwise (compare_models,
+#              summarise_model_comparison), the printed tables beside every source and the conclusions
+#              (tabulate_paper_b), the erratum (write_paper_b_erratum), the figures (draw_paper_b_figures), and
+#              the notebook that reads them all (render_paper_b); the paper preset's published-vs-reproduced
+#              piece (source rerun) is appended to PVR_PIECES.
 import os.path
 
 AUTHORS_RAW = f"{RAW}/paper-b-authors"
@@ -145,6 +145,24 @@ rule compare_models:
         "../../environment.yml"
     script:
         "../scripts/compare_models.py"
+
+
+# What the pairwise comparison finds, for the notebook: the pairs fairer or less fair beyond chance, and the
+# count of each verdict (compendium.paper_b.model_comparison).
+rule summarise_model_comparison:
+    input:
+        table=rules.compare_models.output.table,
+    output:
+        fairer=f"{BATTERY_RESULTS}/tables/model_comparison_fairer.csv",
+        fairer_md=f"{BATTERY_RESULTS}/tables/model_comparison_fairer.md",
+        verdicts=f"{BATTERY_RESULTS}/tables/model_comparison_verdicts.csv",
+        verdicts_md=f"{BATTERY_RESULTS}/tables/model_comparison_verdicts.md",
+    log:
+        f"{RESULTS}/logs/nij/{{preset}}/summarise_model_comparison.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/summarise_model_comparison.py"
 
 
 # Paper B's tables beside the printed ones, in the paper's layout, and the conclusions under a correct test, from
@@ -287,6 +305,7 @@ rule render_paper_b:
         figures=list(rules.draw_paper_b_figures.output),
         model_comparison=rules.compare_models.output.table,
         model_comparison_figure=rules.compare_models.output.figure,
+        model_comparison_summaries=list(rules.summarise_model_comparison.output),
     output:
         nb=f"{BATTERY_RESULTS}/notebooks/paper_b_battery.ipynb",
     params:
@@ -313,6 +332,7 @@ if "paper" in NIJ_PRESETS:
 battery_targets = lambda: list(rules.search_authors_per_fold.output) + list(rules.authors_battery.output) + expand(
     list(rules.run_battery.output)
     + list(rules.compare_models.output)
+    + list(rules.summarise_model_comparison.output)
     + list(rules.tabulate_paper_b.output)
     + list(rules.write_paper_b_erratum.output)
     + list(rules.draw_paper_b_figures.output)

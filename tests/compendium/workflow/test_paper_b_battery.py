@@ -164,6 +164,20 @@ def test_run_battery_script_then_notebook(tmp_path):
         .all()
     )
     assert (out / "figures" / "model_comparison.pdf").is_file()
+    _run_script(
+        SCRIPTS / "summarise_model_comparison.py",
+        tmp_path / "summarise_model_comparison.log",
+        input={"table": comparison["table"]},
+        output={
+            "fairer": str(out / "tables" / "model_comparison_fairer.csv"),
+            "verdicts": str(out / "tables" / "model_comparison_verdicts.csv"),
+        },
+        params={},
+    )
+    verdicts = pd.read_csv(out / "tables" / "model_comparison_verdicts.csv")
+    assert verdicts.groupby(["source", "inference", "family"])["comparisons"].sum().to_dict() == (
+        pairs.groupby(["source", "inference", "family"]).size().to_dict()
+    )
 
     # the rules between the battery and the notebook (no authors' procedures: another configuration's run)
     tables = out / "tables"
