@@ -179,19 +179,15 @@ def exact_search_text(view: pd.DataFrame, gaps: pd.DataFrame | None = None) -> s
         blocks = gaps.groupby(["table", "group", "setup"])["gap_in_range"].all()
         lines.append(
             f"of {len(view)} printed cells: {int((~gap).sum())} equal the search's count; {int(held.sum())} "
-            "gaps "
-            f"lie in the projected range of at least one other set-up tried; for {int(away.sum())}, every "
-            "set-up "
-            "tried moves our count away from the printed one or leaves it; "
-            f"{int((gap & ~held & ~away).sum())} lie "
-            f"beyond every range. (Block, set-up) pairs whose ranges hold all four gaps of the block: "
-            f"{int(blocks.sum())} of {len(blocks)}"
+            f"gaps lie in the projected range of at least one other set-up tried; for {int(away.sum())}, "
+            "every set-up tried moves our count away from the printed one or leaves it; "
+            f"{int((gap & ~held & ~away).sum())} lie beyond every range. (Block, set-up) pairs whose ranges "
+            f"hold all four gaps of the block: {int(blocks.sum())} of {len(blocks)}"
         )
     closer = (view["printed_minus_exact"].abs() < (view["published"] - view["random_mean"]).abs()).sum()
     lines.append(
         f"the exact search is nearer the printed count than the random neighbour's mean in {closer} of "
-        f"{len(view)} "
-        f"cells; median |printed - exact| / printed = "
+        f"{len(view)} cells; median |printed - exact| / printed = "
         f"{(view['printed_minus_exact'].abs() / view['published']).median():.1%}"
     )
     return "\n".join(lines)

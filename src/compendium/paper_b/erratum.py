@@ -126,7 +126,7 @@ def _awareness_gaps_evidence(ap: AuthorsProcedureTables) -> str:
         return "; the authors' exact search on every fold was not run"
     ex = ap.exact_search
     text = (
-        f"; the authors' exact search on every fold (awareness_exact_search.csv) gives "
+        "; the authors' exact search on every fold (awareness_exact_search.csv) gives "
         f"{int((ex['published'] == ex['n']).sum())} of {len(ex)} printed cells exactly"
     )
     gaps = ap.gaps if ap.gaps is not None else pd.DataFrame()
@@ -139,9 +139,8 @@ def _awareness_gaps_evidence(ap: AuthorsProcedureTables) -> str:
         )
         text += (
             "; against the other set-ups tried (exact_search_gaps.csv), every set-up moves our count away "
-            "from "
-            f"the printed one or leaves it in {int(towards.sum())} of {len(towards)} cells with a gap, and "
-            f"{int(blocks.sum())} of {len(blocks)} (block, set-up) pairs hold all four gaps of the block"
+            f"from the printed one or leaves it in {int(towards.sum())} of {len(towards)} cells with a gap, "
+            f"and {int(blocks.sum())} of {len(blocks)} (block, set-up) pairs hold all four gaps of the block"
         )
     return text
 
@@ -219,15 +218,14 @@ def paper_b_erratum(
         else:  # no source ran this model (e.g. a configuration with fewer models): nothing to show
             continue
         evidence = (
-            f"{source}: pooled t {b['statistic_pooled']:.3f}, corrected t {b['statistic_corrected']:.3f} "
-            f"(p {b['pvalue_corrected']:.3g})"
+            f"{source}: pooled t {b['statistic_pooled']:.3f}, corrected t {b['statistic_corrected']:.3f} (p "
+            f"{b['pvalue_corrected']:.3g})"
         )
         if p["table"] == "XV" and np.isfinite(p.get("authors_procedure", np.nan)):
             # the rerun's t is about another quantity than the printed one: describe the printed number itself
             evidence = (
                 "authors-procedure: the paper's formula on E(S | y=1) of Black minus E(S | y=0) of White "
-                "people "
-                f"gives {p['authors_procedure']:.2f} "
+                f"people gives {p['authors_procedure']:.2f} "
                 + (
                     "(the printed number)"
                     if p["matches_authors_procedure"]
@@ -242,9 +240,8 @@ def paper_b_erratum(
             p["published"],
             _T_ROOT,
             "t = (mean W - mean B) / (s_p (1/K + 1/K)) lacks the square root over 1/K + 1/K: sqrt(K/2) = "
-            "11.2 "
-            "times the pooled t; the pooled t itself ignores that the folds' models share their training "
-            "data",
+            "11.2 times the pooled t; the pooled t itself ignores that the folds' models share their "
+            "training data",
             evidence,
         )
 
@@ -317,12 +314,9 @@ def paper_b_erratum(
                 str(c["printed"]),
                 "not reproduced: other models than Table I",
                 "the printed 'original' column comes from the authors' refits without Race_WHITE, not from "
-                "Table "
-                f"I's models (whose count {c['expected']} is in Contingencies.csv: the random forest's "
-                "refits give "
-                f"its printed column exactly); our refit of this model predicts 0 for {refit} people, not "
-                "the "
-                f"printed {c['printed']}: it is not the authors' refit",
+                f"Table I's models (whose count {c['expected']} is in Contingencies.csv: the random forest's "
+                f"refits give its printed column exactly); our refit of this model predicts 0 for {refit} "
+                f"people, not the printed {c['printed']}: it is not the authors' refit",
                 f"authors-procedure refit: {refit} (causal_count_tables.csv)",
             )
             continue
@@ -368,8 +362,7 @@ def paper_b_erratum(
                 b = b.iloc[0]
                 evidence = (
                     "rerun, the text's reading (unit bins, outcome 0 counted, gamma expected) on our "
-                    "scores: chi2 "
-                    f"{b['statistic']:.2f} on {int(b['df'])} df, p {b['pvalue']:.3g}"
+                    f"scores: chi2 {b['statistic']:.2f} on {int(b['df'])} df, p {b['pvalue']:.3g}"
                 )
                 if table == "XII" and np.isfinite(b["pvalue_alternative"]):
                     evidence += (
@@ -384,10 +377,8 @@ def paper_b_erratum(
                 if reading:
                     evidence += (
                         f"; nearest declared reading to the printed table: '{reading.group(1)}' (mean "
-                        "relative "
-                        f"error {reading.group(2)}), {p['authors_procedure']:.2f} for the printed "
-                        f"{p['published']} "
-                        f"(off by {p['authors_procedure'] - float(p['published']):+.2f})"
+                        f"relative error {reading.group(2)}), {p['authors_procedure']:.2f} for the printed "
+                        f"{p['published']} (off by {p['authors_procedure'] - float(p['published']):+.2f})"
                     )
             add(
                 table,
@@ -396,10 +387,9 @@ def paper_b_erratum(
                 p["published"],
                 "invalid test: calibration chi-square",
                 "gamma_i is an observed (random) count used as the expected one, lambda_i = theta_i/alpha_i "
-                "* "
-                "beta_i rescales the Black count without its sampling variance, and (well-calibration) the "
-                "bin ends "
-                "are not expected counts: the statistic has no chi-square distribution on k-1 (2k-1) df",
+                "* beta_i rescales the Black count without its sampling variance, and (well-calibration) "
+                "the bin ends are not expected counts: the statistic has no chi-square distribution on k-1 "
+                "(2k-1) df",
                 evidence,
             )
 
@@ -431,8 +421,7 @@ def paper_b_erratum(
         inside = (rand["published"] >= rand["q025"]) & (rand["published"] <= rand["q975"])
         changed = (
             f"up to {100 * ap.setups['share_changed'].max():.0f}% of people when the two vectors are stacked "
-            "in the "
-            "other order"
+            "in the other order"
             if ap.setups is not None
             else "some people"
         )
@@ -442,24 +431,17 @@ def paper_b_erratum(
             "",
             "",
             "meaningless: neighbour decided by rounding",
-            "the 'Mahalanobis' distance takes the covariance of the two vectors compared, (x-y)(x-y)^T/2, of "
-            "rank "
-            "one; with its pseudo-inverse every pair of distinct people is at distance sqrt(2), so the "
-            "'nearest' "
-            "other-race person is whichever floating-point rounding favours, and changes with the set-up; "
-            "whatever "
-            "pairs it makes, Tables XXI-XXV test a difference between the races' prediction rates, not "
-            "individual "
-            "fairness. The printed counts are not what a uniformly random neighbour gives; the authors' "
-            "exact "
-            "search in the set-up run on every fold gives only the cells the evidence counts, and the other "
-            "floating-point set-ups tried do not account for the rest (see the evidence): no computation "
-            "tried "
-            "gives the printed counts",
+            "the 'Mahalanobis' distance takes the covariance of the two vectors compared, (x-y)(x-y)^T/2, "
+            "of rank one; with its pseudo-inverse every pair of distinct people is at distance sqrt(2), so "
+            "the 'nearest' other-race person is whichever floating-point rounding favours, and changes with "
+            "the set-up; whatever pairs it makes, Tables XXI-XXV test a difference between the races' "
+            "prediction rates, not individual fairness. The printed counts are not what a uniformly random "
+            "neighbour gives; the authors' exact search in the set-up run on every fold gives only the "
+            "cells the evidence counts, and the other floating-point set-ups tried do not account for the "
+            "rest (see the evidence): no computation tried gives the printed counts",
             f"only {int(inside.sum())} of {len(rand)} printed cells lie inside the 95% range of a uniformly "
-            "random "
-            "other-race neighbour (Monte Carlo on the authors' refits, awareness_random_neighbour.csv); the "
-            "chosen "
+            "random other-race neighbour (Monte Carlo on the authors' refits, "
+            "awareness_random_neighbour.csv); the chosen "
             f"neighbour changes for {changed} (exact_search_setups.csv)" + _awareness_gaps_evidence(ap),
         )
 
@@ -473,15 +455,12 @@ def paper_b_erratum(
                     "Disparity",
                     p["published"],
                     "wrong quantity: two different classes",
-                    "the printed disparity is E(S | y=1, Black) - E(S | y=0, White): the mean score of Black "
-                    "people "
-                    "who reoffended minus that of White people who did not, which measures how well the "
-                    "score "
-                    "separates the classes, not balance for the negative class E(S | y=1, Black) - E(S | "
-                    "y=1, White)",
+                    "the printed disparity is E(S | y=1, Black) - E(S | y=0, White): the mean score of "
+                    "Black people who reoffended minus that of White people who did not, which measures how "
+                    "well the score separates the classes, not balance for the negative class E(S | y=1, "
+                    "Black) - E(S | y=1, White)",
                     "authors-procedure (reading of compendium.printed_readings) "
-                    f"{p['authors_procedure']:.4f}; the "
-                    f"named quantity on our rerun gives {p['rerun']:.4f}",
+                    f"{p['authors_procedure']:.4f}; the named quantity on our rerun gives {p['rerun']:.4f}",
                 )
 
     # 10. the text against the direction of its own printed counts (Tables XX and XXV; issue 21)
@@ -503,14 +482,11 @@ def paper_b_erratum(
                 f"{cells['K']}, {cells['N-K']}",
                 "contradiction: printed counts against the text",
                 f"the text says {stated} ({where}); K = {cells['K']} {less} N-K = {cells['N-K']} with "
-                "printed p "
-                f"{cells['P-Value']} is a difference {d['direction']} (K: people of the row's group "
-                "predicted to "
-                "reoffend whose other-race counterpart is not; N-K the reverse)",
+                f"printed p {cells['P-Value']} is a difference {d['direction']} (K: people of the row's "
+                "group predicted to reoffend whose other-race counterpart is not; N-K the reverse)",
                 f"{len(agree)} of the table's other {len(others)} rows go {stated}; "
                 "compendium.paper_b.directions.printed_number_directions, "
-                "tests/compendium/test_paper_b_directions.py::"
-                "test_printed_numbers_of_table_xxv_contradict_the_text_for_logistic_regression",
+                "tests/compendium/test_paper_b_directions.py::test_printed_numbers_of_table_xxv_contradict_the_text_for_logistic_regression",
             )
     return pd.DataFrame(errata, columns=list(ERRATUM_COLUMNS))
 
@@ -538,10 +514,10 @@ def changed_conclusions(
         "false positive being left out)"
     )
     lines = [
-        f"- Every printed t statistic ({int(t_rows.sum())} numbers in "
-        f"Tables {', '.join(dict.fromkeys(erratum.loc[t_rows, 'table']))}) is the pooled t times "
-        f"1 / sqrt(1/K_W + 1/K_B), K_W and K_B the White and Black fold values: sqrt(K/2) = "
-        f"{np.sqrt(k / 2):.2f} for K = {k} folds"
+        f"- Every printed t statistic ({int(t_rows.sum())} numbers in Tables "
+        f"{', '.join(dict.fromkeys(erratum.loc[t_rows, 'table']))}) is the pooled t times 1 / sqrt(1/K_W + "
+        f"1/K_B), K_W and K_B the White and Black fold values: sqrt(K/2) = {np.sqrt(k / 2):.2f} for K = {k} "
+        "folds"
         + (range_note if len(fewer) else "")
         + f"; the largest relative difference from that factor is {worst:.1g}."
     ]
@@ -559,8 +535,7 @@ def changed_conclusions(
         ]
         lines.append(
             f"- **{source}**: {len(lost)} of {int(c['violated_paper'].sum())} (definition, model) violations "
-            "found "
-            f"by the paper's procedure are not violations under the correct test"
+            "found by the paper's procedure are not violations under the correct test"
             + (f"; no model violates {', '.join(gone)} any more" if gone else "")
             + (f"; {len(new)} appear only under the correct test" if len(new) else "")
             + "."
@@ -572,9 +547,8 @@ def changed_conclusions(
     for _, e in xx.iterrows():
         lines.append(
             f"- Table {e['table']}, {e['row']}: printed p {e['published']} (not significant); the mid-p of "
-            "Eq. 3 "
-            f"from the same counts is {e['evidence'].split(': ')[1].split(';')[0]}, significant at alpha = "
-            f"{alpha:g}."
+            f"Eq. 3 from the same counts is {e['evidence'].split(': ')[1].split(';')[0]}, significant at "
+            f"alpha = {alpha:g}."
         )
     cal = concl[(concl["test"] == "calibration") & (concl["source"] == "rerun")]
     if len(cal):
