@@ -96,3 +96,14 @@ def test_the_site_opens_in_the_browser_with_every_link_and_image(site, tmp_path)
     width, _ = screenshot(site / "index.html", tmp_path / "index.png", width=1200, height=900,
                           profile=tmp_path / "profile")
     assert width == 1200
+
+
+def test_make_docs_needs_not_the_compendiums_environment():
+    """`make docs` builds in its own venv (.venv-docs: the library and its [docs] extra at the lock's
+    versions), never through the compendium's venv (its lock install, its stamp)."""
+    res = subprocess.run(["make", "-n", "-B", "docs"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert res.returncode == 0, res.stderr
+    plan = res.stdout
+    assert "-m venv .venv-docs" in plan and "-e '.[docs]'" in plan and "constraints.txt" in plan
+    assert ".venv-docs/bin/sphinx-build -W" in plan
+    assert "--require-hashes" not in plan and "install-project.sh" not in plan and ".venv/bin" not in plan
