@@ -151,7 +151,7 @@ rule summarise_authors_procedure:
 # chunk): a later run, in another session, skips them (the NIJ table enters as ancient(), so rebuilding it reruns
 # nothing).
 # gather_awareness_exact_search counts Tables XXI-XXIV from all chunks and the authors' refits.
-# Run (README, "The exact neighbour search"), from a checkout with the committed refits:
+# Run (docs/paper-b-conclusions.rst, "The exact neighbour search"), from a checkout with the committed refits:
 #   nice -n 19 snakemake gather_awareness_exact_search --config exact_search=true --cores 1 \
 #       --rerun-triggers mtime \
 #       --allowed-rules verify_raw reconstruct_nij authors_exact_search_chunk gather_awareness_exact_search
