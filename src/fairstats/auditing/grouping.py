@@ -25,9 +25,12 @@ from fairstats.auditing.columns import LINES
 from fairstats.auditing.counting import people_in
 from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
 from fairstats.auditing.source import Source
+from fairstats.groups import group_labels
 from fairstats.reporting import one_line
 
-__all__ = ["SEPARATOR", "Grouping", "Role", "checked_rows", "present_iv", "roles", "where_in"]
+__all__ = [
+    "SEPARATOR", "Grouping", "Role", "checked_rows", "chosen_references", "present_iv", "roles", "where_in",
+]
 
 #: Between the columns of an intersection in its name (``sex x race``), as every audit output writes it.
 SEPARATOR = " x "
@@ -157,6 +160,22 @@ def checked_rows(
     for grouping in options.groupings:  # each column first, then their intersection
         _too_many_groups_iv(data, weight, grouping)
     return data
+
+
+def chosen_references(data: pd.DataFrame, options) -> dict[str, str | None]:
+    """``--reference`` per grouping (name -> label): the first label given that is one of the grouping's
+    groups, None where none is (the task's default, the largest group). :class:`AuditError` names a label
+    that no grouping uses."""
+    chosen, labels = {}, set()
+    for grouping in options.groupings:
+        found = set(group_labels(data, grouping.group).unique()) if options.reference else set()
+        labels |= found
+        chosen[grouping.name] = next((r for r in options.reference if r in found), None)
+    unused = [r for r in options.reference if r not in chosen.values()]
+    if unused:
+        shown = ", ".join(repr(g) for g in sorted(labels)[:20])
+        raise AuditError(f"--reference {unused[0]!r} is not a group of any grouping; the groups: {shown}")
+    return chosen
 
 
 def _whitespace_variants(data: pd.DataFrame, column: str, weight: np.ndarray | None = None) -> str | None:
