@@ -83,7 +83,8 @@ def roles(options) -> list[Role]:
             flag = "--sex" if column == options.sex else "--race"
         out.append(Role(flag, column, group=True, missing_allowed=options.missing_as_unknown))
     named = (("--y-true", options.y_true, False), ("--y-pred", options.y_pred, False),
-             ("--y-score", options.y_score, False), ("--fold", options.fold, False),
+             ("--baseline", options.baseline, False), ("--y-score", options.y_score, False),
+             ("--baseline-score", options.baseline_score, False), ("--fold", options.fold, False),
              ("--scoring-rate", options.scoring_rate, False), ("--date", options.date, True))  # fmt: skip
     out += [Role(flag, column, missing_allowed=ok) for flag, column, ok in named if column is not None]
     return out
@@ -146,7 +147,7 @@ def checked_rows(
             continue
         column = role.column
         values = pd.unique(data[column])
-        if len(values) < 2 and options.task in ("decisions", "regression"):
+        if len(values) < 2 and options.task in ("decisions", "regression", "comparison"):
             raise AuditError(
                 f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
                 "an audit compares at least two groups"

@@ -68,7 +68,9 @@ class Prepared:
     groupings: tuple[Grouping, ...]
     # the same frame checked once (every column present, no NaN): what the library functions get
     checked: CheckedFrame | Counts
-    cols: dict[str, str]  # role (y_true, y_pred, y01, p01, score, fold) -> internal column, never a group's
+    # role (y_true, y_pred, y01, p01, score, fold; a comparison's b01, baseline_score) -> internal column,
+    # never a group's
+    cols: dict[str, str]
 
     @property
     def n(self) -> int:
@@ -80,7 +82,7 @@ def _internal_names(groups: Sequence[str]) -> dict[str, str]:
     """Names of the internal columns that differ from every group column (``--group fold`` stays a group)."""
     taken = set(groups)
     names = {}
-    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold"):
+    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold", "b01", "baseline_score"):
         name = f"__fairstats_{role}"
         while name in taken:
             name = "_" + name
@@ -124,20 +126,38 @@ def _levels_hint(text: np.ndarray, option: str) -> str | None:
     )
 
 
+def _score_values(data: pd.DataFrame, flag: str, column: str, source: Source) -> np.ndarray:
+    """A score column as finite floats; :class:`AuditError` naming the option, column, value and row."""
+    score = data[column]
+    if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+        raise AuditError(f"{flag}: column {column!r} must be numeric, got {score.dtype}")
+    values = score.to_numpy(dtype=float)
+    bad = ~np.isfinite(values)  # any number ranks; only calibration needs [0, 1] (tables, score tests)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise AuditError(
+            f"{flag}: column {column!r} must hold finite numbers, found {float(values[first]):g} on "
+            f"{_where(data, first, source)}"
+        )
+    return values
+
+
 def prepare(
     data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
 ) -> Prepared:
-    """The checked audit frame of a two-level decision (labels: the favourable one and the other)."""
+    """The checked audit frame of a two-level decision (labels: the favourable one and the other); with
+    ``--task comparison`` the baseline's decision too (``b01``; its labels those of ``--y-pred``) and its
+    score (``baseline_score``)."""
     cols = _internal_names(options.groups)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = label_text(data[options.y_true]), label_text(data[options.y_pred])
-    found = sorted(set(text_true) | set(text_pred))
+    labelled = [("--y-true", options.y_true, text_true), ("--y-pred", options.y_pred, text_pred)]
+    if options.baseline is not None:
+        labelled.append(("--baseline", options.baseline, label_text(data[options.baseline])))
+    found = sorted(set().union(*(set(text) for _, _, text in labelled)))
     if options.favorable is None:
-        for option, column, text in (
-            ("--y-true", options.y_true, text_true),
-            ("--y-pred", options.y_pred, text_pred),
-        ):
+        for option, column, text in labelled:
             bad = ~np.isin(text, ["0", "1"])
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
@@ -162,10 +182,7 @@ def prepare(
                 f"{options.y_pred!r} (labels found: {found[:6]!r})"
             )
         if len(found) > 2:
-            for option, column, text in (
-                ("--y-true", options.y_true, text_true),
-                ("--y-pred", options.y_pred, text_pred),
-            ):
+            for option, column, text in labelled:
                 allowed = [favorable, next(v for v in found if v != favorable)]
                 bad = ~np.isin(text, allowed)
                 if bad.any():
@@ -197,20 +214,12 @@ def prepare(
         frame[cols["y_pred"]] = text_pred
     frame[cols["y01"]] = (text_true == favorable).astype(np.int64)
     frame[cols["p01"]] = (text_pred == favorable).astype(np.int64)
-    if options.y_score is not None:
-        score = data[options.y_score]
-        if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
-            raise AuditError(f"--y-score: column {options.y_score!r} must be numeric, got {score.dtype}")
-        values = score.to_numpy(dtype=float)
-        bad = ~np.isfinite(values)  # any number ranks; only calibration needs [0, 1] (tables, score tests)
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise AuditError(
-                f"--y-score: column {options.y_score!r} must hold finite numbers, "
-                f"found {float(values[first]):g} on "
-                f"{_where(data, first, source)}"
-            )
-        frame[cols["score"]] = values
+    if options.baseline is not None:
+        frame[cols["b01"]] = (labelled[2][2] == favorable).astype(np.int64)
+    for flag, column, role in (("--y-score", options.y_score, "score"),
+                               ("--baseline-score", options.baseline_score, "baseline_score")):  # fmt: skip
+        if column is not None:
+            frame[cols[role]] = _score_values(data, flag, column, source)
     if options.fold is not None:
         folds = data[options.fold]
         _folds_iv(folds, options.fold)
