@@ -152,8 +152,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("predictions", "", _AUDITS, "CSV or parquet file, or folder of parquet files, one row per person",
            cli="positional", metavar="PREDICTIONS", field=""),
     Option("counts", "--counts", ("decisions", "impact_ratios", "comparison"), "instead of PREDICTIONS: a "
-           "table of counts (CSV or parquet) with the --group, --y-true and --y-pred columns and n, the "
-           "number of people with each combination (e.g. one SQL GROUP BY)", metavar="FILE", field=""),
+           "table of counts (CSV or parquet) with the --group, --y-true and --y-pred (and --baseline) "
+           "columns and n, the number of people with each combination (e.g. one SQL GROUP BY)",
+           metavar="FILE", field=""),
     Option("batches", "", _M, "batch files or folders of them (CSV or parquet), taken in name order",
            cli="positional", metavar="BATCHES", field=""),
     # the columns
