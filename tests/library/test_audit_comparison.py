@@ -230,6 +230,22 @@ def test_bad_options_are_one_line_exit_2_and_nothing_written(people, tmp_path, a
     assert not (tmp_path / "o").exists()
 
 
+def test_the_baseline_labels_are_checked_with_a_hint_that_applies_to_the_task(people):
+    """A baseline with a third value is named, with the decision rule that makes both models' decisions
+    (not --decision-levels or --task regression, which do not apply here); --favorable is looked up in the
+    baseline's labels too."""
+    with pytest.raises(AuditError, match=r"--baseline: column 'old' has label '2' .*make both models' "
+                                         r"decisions with --y-pred-threshold T"):
+        _audit(people.assign(old=people["old"].where(people.index != 9, 2)))
+    text = people.assign(**{c: np.where(people[c] == 1, "High", "Low") for c in ("y", "new")},
+                         old=np.where(people["old"] == 1, "High", np.where(people.index % 2, "Low", "Mid")))
+    with pytest.raises(AuditError, match=r"make both models' decisions with --y-pred-positive L1,L2"):
+        _audit(text, favorable="High")
+    with pytest.raises(AuditError, match=r"--favorable 'yes' never occurs in --y-true 'y', --y-pred 'new' or "
+                                         r"--baseline 'old'"):
+        _audit(people, favorable="yes")
+
+
 def test_a_missing_baseline_decision_is_named(people):
     with pytest.raises(AuditError, match=r"--baseline: column 'old' has 1 missing value\(s\)"):
         _audit(people.assign(old=people["old"].where(people.index != 3)))

@@ -104,12 +104,17 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
 
 
 def _levels_hint(text: np.ndarray, option: str) -> str | None:
-    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision; for a
-    numeric ``--y-true`` with more than two values, ``--task regression``."""
+    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision (for a
+    comparison's ``--baseline``, those that make it); for a numeric ``--y-true`` with more than two values,
+    ``--task regression``."""
     values = pd.unique(text)
     if len(values) <= 2:
         return None
     numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    if option == "--baseline":  # the decision rule makes both models' decisions; no levels, no regression
+        rule = "--y-pred-threshold T (positive when >= T)" if numeric else "--y-pred-positive L1,L2"
+        return (f"it has {len(values)} values: make both models' decisions with {rule}, which applies to "
+                "--y-pred and --baseline alike")
     if option != "--y-pred":  # a numeric outcome with many values: a regression (issue 26), never guessed
         return (f"it has {len(values)} values: for a continuous outcome and prediction use --task "
                 "regression") if numeric else None
@@ -124,6 +129,12 @@ def _levels_hint(text: np.ndarray, option: str) -> str | None:
         f"it has {len(values)} levels: name those that count as the positive prediction with "
         f"--y-pred-positive, or audit every level with --decision-levels {shown}"
     )
+
+
+def _named(labelled: list) -> str:
+    """The labelled columns as a message names them: ``--y-true 'y' or --y-pred 'p'``."""
+    names = [f"{option} {column!r}" for option, column, _ in labelled]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _score_values(data: pd.DataFrame, flag: str, column: str, source: Source) -> np.ndarray:
@@ -171,15 +182,15 @@ def prepare(
         favorable = "1"
         if "1" not in found:
             raise AuditError(
-                f"the favourable label 1 (the default) never occurs in --y-true {options.y_true!r} or "
-                f"--y-pred {options.y_pred!r}; name the favourable label with --favorable"
+                f"the favourable label 1 (the default) never occurs in {_named(labelled)}; name the "
+                "favourable label with --favorable"
             )
     else:
         favorable = _favorable_text(options.favorable, found)
         if favorable not in found:
             raise AuditError(
-                f"--favorable {options.favorable!r} never occurs in --y-true {options.y_true!r} or --y-pred "
-                f"{options.y_pred!r} (labels found: {found[:6]!r})"
+                f"--favorable {options.favorable!r} never occurs in {_named(labelled)} (labels found: "
+                f"{found[:6]!r})"
             )
         if len(found) > 2:
             for option, column, text in labelled:
