@@ -141,6 +141,24 @@ def test_folds_give_the_corrected_t_and_ratios_the_ratio_scale(people):
     assert folded.to_dict()["inference"] == "folds"
 
 
+def test_metrics_choose_the_family_that_holm_adjusts(people):
+    """--metrics: only the measures named are compared, and Holm runs over them alone (the unadjusted numbers
+    are those of the full family; the adjusted p-values are no larger)."""
+    full, chosen = _audit(people), _audit(people, metrics="ppr,fnr")
+    fairness = chosen.table[chosen.table["family"] == "fairness"]
+    assert list(dict.fromkeys(fairness["metric"])) == ["ppr", "fnr"]
+    row, same = _row(chosen, "ppr"), _row(full, "ppr")
+    assert (row["estimate"], row["pvalue"]) == (same["estimate"], same["pvalue"])
+    assert row["pvalue_adj"] <= same["pvalue_adj"]
+    assert ("--metrics", "ppr, fnr") in chosen.options.shown()
+    with pytest.raises(AuditError, match=r"--metrics 'auc' needs both models' scores"):
+        _audit(people, metrics=["ppr", "auc"])
+    with pytest.raises(AuditError, match=r"--metrics: must be among .*got 'ppx'"):
+        _audit(people, metrics="ppx")
+    scored = _audit(people, metrics="auc", y_score="s_new", baseline_score="s_old")
+    assert set(scored.table.loc[scored.table["family"] == "fairness", "metric"]) == {"auc"}
+
+
 def test_counts_give_the_rows_numbers(people, tmp_path):
     people.to_csv(tmp_path / "people.csv", index=False)
     counted = people.groupby(["race", "y", "old", "new"]).size().rename("n").reset_index()

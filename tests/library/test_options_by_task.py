@@ -134,7 +134,8 @@ VALUES: dict[str, tuple | None] = {
     "min_share": (["--min-share", "0.2"],),
     "unknown": (["--unknown", "C"],),
     "regression_margin": (["--regression-margin", "5"],),
-    "metrics": (["--metrics", "ppr,tpr"], ["--y-true", "y"]),
+    "metrics": {"comparison": (["--metrics", "ppr,tpr"],),
+                "*": (["--metrics", "ppr,tpr"], ["--y-true", "y"])},
 }  # fmt: skip
 
 #: Options whose value shows in the report (the date range) rather than in the tables.

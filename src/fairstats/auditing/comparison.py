@@ -198,6 +198,8 @@ def comparison_audit(rows: Rows, options: AuditOptions) -> ComparisonAudit:
                       "favorable": 1, "alpha": options.alpha, "margin": options.margin}  # fmt: skip
     if options.margin_ratio is not None:
         keywords.update(scale="ratio", margin_ratio=options.margin_ratio)
+    if options.metrics is not None:
+        keywords["metrics"] = list(options.metrics)
     if options.fold is not None:
         keywords["fold"] = cols["fold"]
     if options.y_score is not None:  # the scores predict outcome 1 (0/1 labels), else the favourable one

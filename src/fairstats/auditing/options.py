@@ -25,7 +25,9 @@ from dataclasses import dataclass, fields
 
 from fairstats.auditing import checks as chk
 from fairstats.auditing.errors import AuditError
+from fairstats.disparity_change import CHANGE_METRICS
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V
+from fairstats.metrics import METRICS
 from fairstats.monitor import MONITOR_METRICS
 from fairstats.search import SEARCH_METRICS
 
@@ -80,11 +82,20 @@ def _search_metrics(value: object) -> tuple[str, ...]:
     return names
 
 
-def _monitor_metrics(value: object) -> tuple[str, ...]:
-    names = chk.check_labels(value)
-    bad = [m for m in names if m not in MONITOR_METRICS]
+#: The measures ``--metrics`` may name in each task that takes it (a comparison: every rate of
+#: :data:`fairstats.METRICS` and the AUC; the mean scores and the AUC need both models' scores).
+TASK_METRICS = {"comparison": (*METRICS, "auc"), "monitor": MONITOR_METRICS}
+_SCORE_METRICS = ("mean_score_pos", "mean_score_neg", "auc")
+
+
+def _metrics(value: object) -> tuple[str, ...]:
+    """Measure names (a list, or comma-separated), each known to some task; the task's own set is checked
+    with the other options (:meth:`AuditOptions._combinations_iv`)."""
+    names = tuple(dict.fromkeys(chk.check_labels(value)))
+    known = dict.fromkeys(m for metrics in TASK_METRICS.values() for m in metrics)
+    bad = [m for m in names if m not in known]
     if bad:
-        raise ValueError(f"must be among {', '.join(MONITOR_METRICS)}, got {bad[0]!r}")
+        raise ValueError(f"must be among {', '.join(known)}, got {bad[0]!r}")
     return names
 
 
@@ -276,8 +287,11 @@ OPTIONS: tuple[Option, ...] = (
            "difference, in the unit of --y-true (default: none, no equivalence tests)",
            check=chk.check_positive, metavar="M", section=_SECTION_REGRESSION),
     # the monitor
-    Option("metrics", "--metrics", _M, f"rates to follow, from {','.join(MONITOR_METRICS)} (default: ppr, "
-           "and tpr, fpr with --y-true)", check=_monitor_metrics, metavar="M1,M2", section=_SECTION_MONITOR),
+    Option("metrics", "--metrics", ("comparison", "monitor"), "the measures compared, comma-separated: the "
+           f"monitor's rates to follow, from {', '.join(MONITOR_METRICS)} (default: ppr, and tpr, fpr with "
+           f"--y-true); --task comparison: from {', '.join(TASK_METRICS['comparison'])} (default: "
+           f"{', '.join(CHANGE_METRICS)}, and with the scores {', '.join(_SCORE_METRICS)}; Holm over those "
+           "given)", check=_metrics, metavar="M1,M2"),
     Option("state", "--state", _M, "the state folder (created and owned by the monitor)", metavar="DIR",
            section=_SECTION_MONITOR, field=""),
     # outputs
@@ -513,6 +527,16 @@ class AuditOptions:
                 raise AuditError(
                     "--margin/--margin-ratio: the levels' tests have no equivalence test; leave it out"
                 )
+        if self.metrics is not None:
+            allowed = TASK_METRICS[self.task]
+            bad = [m for m in self.metrics if m not in allowed]
+            if bad:
+                raise AuditError(f"--metrics: {TASK_NAMES[self.task]} compares {', '.join(allowed)}; got "
+                                 f"{bad[0]!r}")  # fmt: skip
+            scored = [m for m in self.metrics if m in _SCORE_METRICS]
+            if self.task == "comparison" and scored and self.y_score is None:
+                raise AuditError(f"--metrics {scored[0]!r} needs both models' scores (--y-score and "
+                                 "--baseline-score)")  # fmt: skip
         if self.task == "monitor" and self.metrics is not None and self.y_true is None:
             wrong = [m for m in self.metrics if m != "ppr"]
             if wrong:

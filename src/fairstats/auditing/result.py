@@ -358,6 +358,7 @@ def audit(
     missing_as_unknown: bool | None = None,
     unknown: str | Sequence[str] | None = None,
     regression_margin: float | None = None,
+    metrics: str | Sequence[str] | None = None,
 ) -> AuditResult:
     """Audit predictions for group disparities, in memory: what ``fairstats audit`` computes, as an object.
 
@@ -390,6 +391,9 @@ def audit(
     baseline, baseline_score : str, keyword-only
         ``task="comparison"``: the baseline model's decision (its labels those of ``y_pred``, the new
         model's) and, with ``y_score``, its score.
+    metrics : str or list of str, keyword-only
+        ``task="comparison"``: the measures compared (a list, or ``"ppr,tpr"``; default
+        :data:`fairstats.CHANGE_METRICS`, with scores also the mean scores and the AUC), Holm over them.
     favorable : optional, keyword-only
         The favourable label (default 1, with 0/1 labels); impact ratios: the selected decision.
     alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples, seed : keyword-only
