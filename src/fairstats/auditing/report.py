@@ -155,7 +155,7 @@ def audited_context(audit) -> dict:
         "filters": [(predicate, f"{int(removed):,}") for predicate, removed in audit.filters],
         "decision_rule": audit.decision_rule,
         "decides": options.task != "regression" and options.scoring_rate is None,
-        "y_pred": options.y_pred,
+        "y_preds": [c for c in (options.y_pred, options.baseline) if c is not None],
         "options": options.shown(),
     }
 
