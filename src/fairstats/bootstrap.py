@@ -33,9 +33,9 @@ from fairstats._resampling import (
     row_multinomial_draws,
 )
 from fairstats._result import Result
+from fairstats._rows import METRIC_COEFFICIENTS, TwoGroupRows, two_group_rows
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
-from fairstats.groups import _prepare_iv, _Prepared
 
 __all__ = [
     "CI_METHODS",
@@ -49,22 +49,6 @@ __all__ = [
 
 #: Bootstrap interval methods (scipy.stats.bootstrap's names).
 CI_METHODS = ("percentile", "basic", "BCa")
-
-# Numerator and denominator of each count metric as coefficients over the cells (tp, fp, fn, tn), the order
-# of fairstats.metrics.CELLS; the score metrics' numerators are score sums (see _metric_values).
-_COEF: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = {
-    "ppr": ((1, 1, 0, 0), (1, 1, 1, 1)),
-    "tpr": ((1, 0, 0, 0), (1, 0, 1, 0)),
-    "fpr": ((0, 1, 0, 0), (0, 1, 0, 1)),
-    "fnr": ((0, 0, 1, 0), (1, 0, 1, 0)),
-    "tnr": ((0, 0, 0, 1), (0, 1, 0, 1)),
-    "ppv": ((1, 0, 0, 0), (1, 1, 0, 0)),
-    "npv": ((0, 0, 0, 1), (0, 0, 1, 1)),
-    "accuracy": ((1, 0, 0, 1), (1, 1, 1, 1)),
-    "fn_fp_ratio": ((0, 0, 1, 0), (0, 1, 0, 0)),
-    "mean_score_pos": ((0, 0, 0, 0), (1, 0, 1, 0)),
-    "mean_score_neg": ((0, 0, 0, 0), (0, 1, 0, 1)),
-}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -129,7 +113,7 @@ def _metric_values(counts: np.ndarray, sums: np.ndarray, metrics: Sequence[str])
     """Metric values (..., n_metrics) from cell counts (..., 4) and score sums (..., 2); NaN for x/0."""
     out = np.full((*counts.shape[:-1], len(metrics)), np.nan)
     for j, metric in enumerate(metrics):
-        num_coef, den_coef = _COEF[metric]
+        num_coef, den_coef = METRIC_COEFFICIENTS[metric]
         den = counts @ np.asarray(den_coef, dtype=float)
         if metric == "mean_score_pos":
             num = sums[..., 0]
@@ -238,7 +222,7 @@ class DisparityBootstrapResult(Result):
         )
 
 
-def _two_sample(prep: _Prepared) -> tuple[_Sample, _Sample]:
+def _two_sample(prep: TwoGroupRows) -> tuple[_Sample, _Sample]:
     def one(mask):
         weight = None if prep.weight is None else prep.weight[mask]
         return _compress(prep.cell[mask], None if prep.score is None else prep.score[mask], weight)
@@ -377,8 +361,8 @@ def bootstrap_disparity(
     >>> round(float(res.estimate["ppr"]), 4)
     0.3333
     """
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
-    return _bootstrap_disparity(
+    prep = two_group_rows(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    return bootstrap_disparity_rows(
         prep,
         favorable=favorable,
         n_resamples=n_resamples,
@@ -389,10 +373,11 @@ def bootstrap_disparity(
     )
 
 
-def _bootstrap_disparity(
-    prep: _Prepared, *, favorable, n_resamples, confidence_level, method, rng, warn
+def bootstrap_disparity_rows(
+    prep: TwoGroupRows, *, favorable, n_resamples, confidence_level, method, rng, warn
 ) -> DisparityBootstrapResult:
-    """:func:`bootstrap_disparity` on data already validated by ``_prepare_iv``."""
+    """:func:`bootstrap_disparity` on rows already validated (:func:`fairstats._rows.two_group_rows`); the
+    outcome tests call it with their own rows."""
     confidence_level = level_iv(confidence_level, "confidence_level")
     n_resamples = n_resamples_iv(n_resamples)
     method = _method_iv(method)
@@ -438,7 +423,7 @@ def _bootstrap_disparity(
     lows, highs = [low for low, _ in ends], [high for _, high in ends]
 
     def dens(counts):
-        return [float(counts @ np.asarray(_COEF[m][1], dtype=float)) for m in metrics]
+        return [float(counts @ np.asarray(METRIC_COEFFICIENTS[m][1], dtype=float)) for m in metrics]
 
     index = pd.Index(list(metrics), name="metric")
     return DisparityBootstrapResult(

@@ -22,11 +22,10 @@ import pandas as pd
 from scipy import stats
 
 from fairstats._result import Result
-from fairstats._validation import level_iv
+from fairstats._validation import alternative_iv, level_iv
 from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import UndefinedTestWarning
-from fairstats.ttests import ALTERNATIVES
 
 __all__ = ["OrdinalAssociationResult", "linear_by_linear_test", "ordinal_shift_tests"]
 
@@ -141,8 +140,7 @@ def linear_by_linear_test(
     """
     from statsmodels.stats.contingency_tables import Table
 
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    alternative_iv(alternative)
     table = np.asarray(observed, dtype=float)
     if table.ndim != 2 or min(table.shape) < 2:
         raise ValueError(f"`observed` must be a 2-D table of at least 2 x 2, got shape {table.shape}")

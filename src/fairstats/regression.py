@@ -32,13 +32,13 @@ from scipy import stats
 from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._small import MIN_NORMAL as MIN_GROUP  # fewest people per group for a metric's test
-from fairstats._validation import as_list, checked_frame, level_iv
-from fairstats.equivalence import positive_margin_iv, z_equivalence
+from fairstats._validation import alternative_iv, as_list, checked_frame, level_iv, positive_margin_iv
+from fairstats.equivalence import z_equivalence
 from fairstats.groups import group_labels
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER, mde_z
-from fairstats.ttests import ALTERNATIVES, KS_ALTERNATIVE
+from fairstats.ttests import KS_ALTERNATIVE
 
 __all__ = [
     "MIN_GROUP",
@@ -215,8 +215,7 @@ def _options_iv(alpha, confidence_level, power, n_resamples, alternative, margin
     confidence_level = level_iv(confidence_level, "confidence_level")
     power = level_iv(power, "power")
     n_resamples = n_resamples_iv(n_resamples)
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    alternative_iv(alternative)
     if margin is not None:
         margin = positive_margin_iv(margin, "margin")
     if method not in ("percentile", "basic", "BCa"):

@@ -32,9 +32,9 @@ from scipy import sparse
 
 from fairstats._resampling import fixed_margin_tables, max_t_pvalues, n_resamples_iv, rng_iv
 from fairstats._result import Result
-from fairstats._validation import checked_frame
+from fairstats._rows import CELLS, METRIC_DEFINITIONS, binary_labels_iv
+from fairstats._validation import checked_frame, level_iv
 from fairstats.counts import as_rows
-from fairstats.metrics import CELLS, METRIC_DEFINITIONS, _binary_iv
 from fairstats.outcomes import UndefinedTestWarning
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn (fairstats[audit])
@@ -261,9 +261,7 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
     max_depth = _integer_iv(max_depth, "max_depth", 1, 3)
     min_size = _integer_iv(min_size, "min_size", 1)
     n_resamples = n_resamples_iv(n_resamples)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
-    return attributes, metrics, max_depth, min_size, n_resamples, float(alpha)
+    return attributes, metrics, max_depth, min_size, n_resamples, level_iv(alpha, "alpha")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -273,8 +271,8 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
 
 def _tuple_cells(frame: pd.DataFrame, weight, attributes, y_true, y_pred, favorable):
     """Attribute tuples (codes, value labels) and their cell counts, shape (n_tuples, 4) in CELLS order."""
-    true_fav = _binary_iv(frame, y_true, favorable, "y_true")
-    pred_fav = _binary_iv(frame, y_pred, favorable, "y_pred")
+    true_fav = binary_labels_iv(frame, y_true, favorable, "y_true")
+    pred_fav = binary_labels_iv(frame, y_pred, favorable, "y_pred")
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3))  # tp, fp, fn, tn
     codes, labels = [], []
     for column in attributes:

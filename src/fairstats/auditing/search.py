@@ -75,7 +75,7 @@ def draw_search_figure(section: SearchSection, folder: Path) -> list[str]:
     """The top comparisons' rates in the subgroup and in the rest (:meth:`SubgroupSearchResult.plot`)."""
     import matplotlib.pyplot as plt
 
-    from fairstats.plotting import save_figure, set_style
+    from fairstats.auditing.writing import save_figure, set_style
 
     res = section.result
     if not (res.table["verdict"] != "undefined").any():
