@@ -10,11 +10,12 @@ in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditi
 """
 
 from fairstats._version import __version__  # noqa: F401, I001
+from fairstats._deprecation import missing as _missing  # noqa: I001
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.bootstrap import BCaUndefinedWarning, CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
-from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
+from fairstats.calibration import CalibrationIndependenceResult, calibration_independence_test  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
@@ -52,7 +53,7 @@ def __getattr__(name: str):
         value = getattr(result, name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'fairstats' has no attribute {name!r}")
+    raise _missing("fairstats", name)
 
 
 def __dir__() -> list[str]:
@@ -81,9 +82,7 @@ __all__ = [
     "BoundedLossResult",
     "calibration_curves",
     "calibration_independence_test",
-    "calibration_test",
     "CalibrationIndependenceResult",
-    "CalibrationResult",
     "CHANGE_METRICS",
     "CHANGE_VERDICTS",
     "confusion_counts",
@@ -108,7 +107,6 @@ __all__ = [
     "disparity_change_verdicts",
     "DisparityBootstrapResult",
     "DisparityChangeResult",
-    "EmptyBinWarning",
     "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
     "equal_confusion_test_parquet",
@@ -167,7 +165,6 @@ __all__ = [
     "regression_tests",
     "RegressionTestsResult",
     "roc_curves",
-    "score_bins",
     "score_distribution_tests",
     "SCORE_DISTRIBUTION_TESTS",
     "SCORE_TEST_COLUMNS",
@@ -189,6 +186,5 @@ __all__ = [
     "UNKNOWN_CATEGORY",
     "VERDICTS",
     "welch_equivalence",
-    "well_calibration_test",
     "z_equivalence",
 ]

@@ -2,15 +2,19 @@
 and the library never reaches into the compendium (src/compendium) or the workflow."""
 
 import ast
+import importlib
 import inspect
 import json
+import re
 import subprocess
 import sys
 import types
 
+import pytest
 from repo_paths import ROOT
 
 import fairstats
+from fairstats._deprecation import REMOVED
 
 LIBRARY = ROOT / "src" / "fairstats"
 
@@ -83,3 +87,13 @@ def test_import_fairstats_loads_no_heavy_module():
     added = set(json.loads(res.stdout))
     assert not added & HEAVY, f"import fairstats loads {sorted(added & HEAVY)}"
     assert added <= ALLOWED_EXTRA, f"import fairstats loads {sorted(added - ALLOWED_EXTRA)} beyond the core"
+
+
+@pytest.mark.parametrize("qualified", sorted(REMOVED))
+def test_a_removed_name_says_where_it_went(qualified):
+    module, _, name = qualified.rpartition(".")
+    said = rf"^{re.escape(qualified)} was removed: .*compendium\.paper_b\.calibration.*"
+    with pytest.raises(AttributeError, match=said + r"fairstats\.calibration_independence_test$"):
+        getattr(importlib.import_module(module), name)
+    with pytest.raises(AttributeError, match=r"^module 'fairstats' has no attribute 'no_such_name'$"):
+        fairstats.no_such_name  # noqa: B018

@@ -256,7 +256,7 @@ def comparison_figure(table: pd.DataFrame, *, source: str = "rerun", inference: 
     Holm (``pvalue_adj`` < 0.05). Returns the figure."""
     import matplotlib.pyplot as plt
 
-    from fairstats.plotting import set_style
+    from compendium.publish.plotting import set_style
 
     set_style()
     rows = table[(table["source"] == source) & (table["inference"] == inference)]
