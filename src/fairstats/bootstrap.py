@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._contingency import ContingencyTable
+from fairstats._deprecation import attribute
 from fairstats._resampling import (
     drop_undefined,
     interval_ends,
@@ -39,13 +40,18 @@ from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
 
 __all__ = [
     "CI_METHODS",
-    "CramersVBootstrapResult",
-    "DisparityBootstrapResult",
+    "BootstrapCramersVResult",
+    "BootstrapDisparityResult",
     "BCaUndefinedWarning",
     "UndefinedResampleWarning",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
 ]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: Bootstrap interval methods (scipy.stats.bootstrap's names).
 CI_METHODS = ("percentile", "basic", "BCa")
@@ -131,7 +137,7 @@ def _metric_values(counts: np.ndarray, sums: np.ndarray, metrics: Sequence[str])
 
 
 @dataclass(frozen=True, eq=False)
-class DisparityBootstrapResult(Result):
+class BootstrapDisparityResult(Result):
     """Differences of group metrics between two groups, with bootstrap confidence intervals.
 
     Attributes
@@ -277,7 +283,7 @@ def bootstrap_disparity(
     method: str = "BCa",
     rng: int | np.random.Generator | None = None,
     warn: bool = True,
-) -> DisparityBootstrapResult:
+) -> BootstrapDisparityResult:
     r"""Bootstrap confidence intervals for metric differences between two groups (no folds needed).
 
     Parameters
@@ -310,7 +316,7 @@ def bootstrap_disparity(
 
     Returns
     -------
-    DisparityBootstrapResult
+    BootstrapDisparityResult
         Estimates, intervals and the bootstrap distribution; ``to_frame()`` gives one row per metric.
 
     Raises
@@ -375,7 +381,7 @@ def bootstrap_disparity(
 
 def bootstrap_disparity_rows(
     prep: TwoGroupRows, *, favorable, n_resamples, confidence_level, method, rng, warn
-) -> DisparityBootstrapResult:
+) -> BootstrapDisparityResult:
     """:func:`bootstrap_disparity` on rows already validated (:func:`fairstats._rows.two_group_rows`); the
     outcome tests call it with their own rows."""
     confidence_level = level_iv(confidence_level, "confidence_level")
@@ -426,7 +432,7 @@ def bootstrap_disparity_rows(
         return [float(counts @ np.asarray(METRIC_COEFFICIENTS[m][1], dtype=float)) for m in metrics]
 
     index = pd.Index(list(metrics), name="metric")
-    return DisparityBootstrapResult(
+    return BootstrapDisparityResult(
         group_columns=tuple(prep.columns),
         group_a=prep.group_a,
         group_b=prep.group_b,
@@ -456,7 +462,7 @@ def bootstrap_disparity_rows(
 
 
 @dataclass(frozen=True, eq=False)
-class CramersVBootstrapResult(Result):
+class BootstrapCramersVResult(Result):
     """Cramér's V of the equal confusion table (paper A's confusion parity error) with a bootstrap interval.
 
     Attributes
@@ -537,7 +543,7 @@ def bootstrap_cramers_v(
     method: str = "BCa",
     rng: int | np.random.Generator | None = None,
     warn: bool = True,
-) -> CramersVBootstrapResult:
+) -> BootstrapCramersVResult:
     r"""Bootstrap confidence interval for Cramér's V of the group × confusion-cell table (paper A, Eq. 3).
 
     Parameters
@@ -554,7 +560,7 @@ def bootstrap_cramers_v(
 
     Returns
     -------
-    CramersVBootstrapResult
+    BootstrapCramersVResult
 
     Raises
     ------
@@ -626,7 +632,7 @@ def bootstrap_cramers_v(
     )
     ((low, high),) = interval_ends([statistic], [column], [probs], method)
     columns = as_list(group, name="group")
-    return CramersVBootstrapResult(
+    return BootstrapCramersVResult(
         statistic=statistic,
         ci_low=low,
         ci_high=high,

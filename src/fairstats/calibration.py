@@ -19,15 +19,15 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairstats._deprecation import missing
+from fairstats._deprecation import attribute
 from fairstats._result import Result
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
 
 __all__ = ["CalibrationIndependenceResult", "SmallExpectedCountWarning", "calibration_independence_test"]
 
 
-def __getattr__(name: str):
-    raise missing(__name__, name)  # paper B's statistics left for the compendium: say so
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # paper B's statistics left for the compendium: say so
 
 
 @dataclass(frozen=True)

@@ -249,8 +249,9 @@ def auc_tests(
     confidence_level : float, default 0.95
         Of the per-group and difference intervals.
     margin : float, default 0.1
-        Equivalence margin of the AUC difference (:data:`fairstats.DEFAULT_MARGIN`, the library's margin for
-        a difference on [0, 1]; there is no published convention for AUCs, so set one that matters to you).
+        Equivalence margin of the AUC difference (:data:`fairstats.equivalence.DEFAULT_MARGIN`, the library's
+        margin for a difference on [0, 1]; there is no published convention for AUCs, so set one that matters
+        to you).
     power : float, default 0.8
         Of the minimum detectable difference ``mde``.
 

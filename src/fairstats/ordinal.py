@@ -21,17 +21,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._result import Result
 from fairstats._validation import alternative_iv, level_iv
 from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import UndefinedTestWarning
 
-__all__ = ["OrdinalAssociationResult", "linear_by_linear_test", "ordinal_shift_tests"]
+__all__ = ["LinearByLinearResult", "linear_by_linear_test", "ordinal_shift_tests"]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
 
 
 @dataclass(frozen=True)
-class OrdinalAssociationResult(Result):
+class LinearByLinearResult(Result):
     r"""The linear-by-linear association test of one table.
 
     Attributes
@@ -83,7 +88,7 @@ def linear_by_linear_test(
     row_scores: Sequence[float] | None = None,
     col_scores: Sequence[float] | None = None,
     alternative: str = "two-sided",
-) -> OrdinalAssociationResult:
+) -> LinearByLinearResult:
     r"""Linear-by-linear association test of an r × c table with ordered (scored) rows and columns.
 
     Parameters
@@ -98,7 +103,7 @@ def linear_by_linear_test(
 
     Returns
     -------
-    OrdinalAssociationResult
+    LinearByLinearResult
 
     Raises
     ------
@@ -156,7 +161,7 @@ def linear_by_linear_test(
         reason = "all people have the same row score or the same column score: no association to test"
         warnings.warn(UndefinedTestWarning(f"linear-by-linear test undefined: {reason}"), stacklevel=2)
         nan = float("nan")
-        return OrdinalAssociationResult(
+        return LinearByLinearResult(
             nan, nan, nan, 1, nan, int(n), alternative, tuple(u), tuple(v), reason
         )
     res = Table(table, shift_zeros=False).test_ordinal_association(row_scores=u, col_scores=v)
@@ -165,7 +170,7 @@ def linear_by_linear_test(
         p = float(2 * stats.norm.sf(abs(z)))
     else:
         p = float(stats.norm.sf(z) if alternative == "greater" else stats.norm.cdf(z))
-    return OrdinalAssociationResult(
+    return LinearByLinearResult(
         statistic=z**2,
         zscore=z,
         pvalue=p,

@@ -21,7 +21,7 @@ from fairstats._rows import METRIC_COEFFICIENTS, SCORE_METRICS, TwoGroupRows, tw
 from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
 from fairstats._validation import ALTERNATIVES, as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
-from fairstats.bootstrap import DisparityBootstrapResult, bootstrap_disparity_rows
+from fairstats.bootstrap import BootstrapDisparityResult, bootstrap_disparity_rows
 from fairstats.equivalence import (
     DEFAULT_MARGIN,
     RATE_EQUIVALENCE_COLUMNS,
@@ -75,14 +75,14 @@ class OutcomeTestsResult(Result):
         Bonferroni; ``significant = pvalue < alpha``; ``reason`` says why a test is undefined, ""
         otherwise; the equivalence columns are those of
         :class:`fairstats.equivalence.EquivalenceResult` at ``alpha``).
-    bootstrap : DisparityBootstrapResult
+    bootstrap : BootstrapDisparityResult
         The intervals' bootstrap (one per metric).
     alpha : float
         Family level of each definition.
     """
 
     table: pd.DataFrame
-    bootstrap: DisparityBootstrapResult
+    bootstrap: BootstrapDisparityResult
     alpha: float
 
     _table = "table"
@@ -245,7 +245,7 @@ def _outcome_rows(
     *,
     rng: int | np.random.Generator | None,
     **options,
-) -> tuple[list[dict], DisparityBootstrapResult]:
+) -> tuple[list[dict], BootstrapDisparityResult]:
     """:func:`outcome_tests` on validated data (:func:`fairstats._rows.two_group_rows` with the metrics of
     ``tests``, and the options checked): the table's rows and the bootstrap (:func:`outcome_rows_many` of one
     comparison)."""
@@ -268,7 +268,7 @@ def outcome_rows_many(
     margin_ratio: float | None,
     power: float,
     progress: Callable[[], object] | None = None,
-) -> list[tuple[list[dict], DisparityBootstrapResult]]:
+) -> list[tuple[list[dict], BootstrapDisparityResult]]:
     """:func:`outcome_tests`' rows and bootstrap for many comparisons (``preps[i]`` the validated two-group
     rows of comparison ``i``, bootstrapped with ``rngs[i]``): each comparison's bootstrap on its own stream,
     then the score tests, the TOSTs, their intervals and the minimum detectable differences of all the
@@ -347,7 +347,7 @@ def outcome_rows_many(
 
 
 def _comparison_metrics(
-    prep: TwoGroupRows, boot: DisparityBootstrapResult, alternatives, confidence_level: float
+    prep: TwoGroupRows, boot: BootstrapDisparityResult, alternatives, confidence_level: float
 ) -> dict[str, dict]:
     """One comparison's counts per metric, the rates' score intervals and small-group rules
     (:mod:`fairstats._small`) and, for the mean scores, Welch's t (the rates' score tests are

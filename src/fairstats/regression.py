@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._small import MIN_NORMAL as MIN_GROUP  # fewest people per group for a metric's test
@@ -43,11 +44,16 @@ from fairstats.ttests import KS_ALTERNATIVE
 __all__ = [
     "MIN_GROUP",
     "REGRESSION_METRICS",
-    "BoundedLossResult",
+    "BoundedGroupLossResult",
     "RegressionTestsResult",
     "bounded_group_loss",
     "regression_tests",
 ]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: Metrics of :func:`regression_tests`, as the ``metric`` of their rows (plus ``residual_distribution``).
 REGRESSION_METRICS = ("mean_residual", "mae", "rmse")
@@ -480,7 +486,7 @@ def _johnson(v: np.ndarray, bound: float, alpha: float) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class BoundedLossResult(Result):
+class BoundedGroupLossResult(Result):
     """Each group's loss against a bound, with a one-sided test and verdict.
 
     Attributes
@@ -512,7 +518,7 @@ def bounded_group_loss(
     bound: float,
     loss: str = "squared",
     alpha: float = 0.05,
-) -> BoundedLossResult:
+) -> BoundedGroupLossResult:
     r"""Is each group's expected loss below ``bound``? One-sided skewness-corrected t tests, Holm-adjusted.
 
     Parameters
@@ -527,7 +533,7 @@ def bounded_group_loss(
 
     Returns
     -------
-    BoundedLossResult
+    BoundedGroupLossResult
 
     Notes
     -----
@@ -591,4 +597,4 @@ def bounded_group_loss(
     verdict = np.where(table["reason"] != "", "undefined", within)
     table["verdict"] = verdict
     table = table[[c for c in table.columns if c != "reason"] + ["reason"]]
-    return BoundedLossResult(table, float(bound), alpha)
+    return BoundedGroupLossResult(table, float(bound), alpha)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._result import Result
 from fairstats._score_input import delong, reference_iv, score_counts_iv, score_options_iv, score_verdicts
 from fairstats._small import MIN_NORMAL, size_reason
@@ -27,7 +28,12 @@ from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
 from fairstats.ttests import KS_ALTERNATIVE
 
-__all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
+__all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionTestsResult", "score_distribution_tests"]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: The tests run per outcome class and comparison, as the ``metric`` of their row.
 SCORE_DISTRIBUTION_TESTS = ("ks", "mann_whitney", "mean_score")
@@ -39,7 +45,7 @@ EXPAND_LIMIT = 10_000
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreDistributionResult(Result):
+class ScoreDistributionTestsResult(Result):
     """Two-sample tests of the scores of each group against the reference's, per outcome class.
 
     Attributes
@@ -138,7 +144,7 @@ def score_distribution_tests(
     confidence_level: float = 0.95,
     margin: float = DEFAULT_MARGIN,
     power: float = DEFAULT_POWER,
-) -> ScoreDistributionResult:
+) -> ScoreDistributionTestsResult:
     r"""KS, Mann–Whitney and Welch tests of each group's scores against the reference's, per outcome class.
 
     Parameters
@@ -159,7 +165,7 @@ def score_distribution_tests(
 
     Returns
     -------
-    ScoreDistributionResult
+    ScoreDistributionTestsResult
 
     Warns
     -----
@@ -237,7 +243,7 @@ def score_distribution_tests(
                 rows.append({"grouping": counted.grouping, "group": g, "reference": ref, "outcome": outcome,
                              "metric": metric, **row, "n": na, "n_reference": nb})
     table = score_verdicts(pd.DataFrame(rows), alpha)
-    return ScoreDistributionResult(table, ref, alpha, confidence_level, margin)
+    return ScoreDistributionTestsResult(table, ref, alpha, confidence_level, margin)
 
 
 def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power, names) -> dict:

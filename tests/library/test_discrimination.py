@@ -10,7 +10,6 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from fairstats import (
-    SCORE_TEST_COLUMNS,
     Counts,
     UndefinedTestWarning,
     auc_delong,
@@ -19,6 +18,7 @@ from fairstats import (
     roc_curves,
     score_tests,
 )
+from fairstats.score_tests import SCORE_TEST_COLUMNS
 
 
 def binormal(rng, n, *, prevalence, shift, scale=1.0, group="a", decimals=None):

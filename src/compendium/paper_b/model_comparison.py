@@ -34,12 +34,8 @@ import pandas as pd
 from compendium.paper_b.authors import authors_fold_metrics
 from compendium.paper_b.fold_accuracy import read_authors_fold_accuracy
 from compendium.paper_b.models import MODEL_NAMES
-from fairstats import (
-    DISPARITY_CHANGE_COLUMNS,
-    disparity_change,
-    disparity_change_verdicts,
-    fold_disparity_change,
-)
+from fairstats import disparity_change, disparity_change_verdicts, fold_disparity_change
+from fairstats.disparity_change import DISPARITY_CHANGE_COLUMNS
 
 __all__ = [
     "COMPARISON_COLUMNS",

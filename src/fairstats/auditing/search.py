@@ -113,7 +113,7 @@ def run_search(
     rng = derived_rng(seed, "subgroup search")
     try:
         res = subgroup_search(
-            frame, attributes=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),
+            frame, group=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),
             max_depth=depth, min_size=min_size, favorable=1, alpha=alpha, n_resamples=n_resamples, rng=rng,
         )  # fmt: skip
     except ValueError as err:
