@@ -178,7 +178,7 @@ def parser(name: str, description: str) -> argparse.ArgumentParser:
 
 def emit(path: Path, rows: list[dict], details: list[dict]) -> None:
     """Write the benchmark's rows, details and environment to ``path`` (JSON, atomically) and print rows."""
-    from fairstats.reporting import atomic_write_text
+    from compendium.publish.reporting import atomic_write_text
 
     payload = {"rows": rows, "details": details, "environment": environment()}
     atomic_write_text(path, json.dumps(payload, indent=2, default=float) + "\n")

@@ -43,7 +43,7 @@ def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def search(data):
-    return subgroup_search(data, attributes=ATTRIBUTES, y_true="y", y_pred="p", max_depth=2, min_size=30,
+    return subgroup_search(data, group=ATTRIBUTES, y_true="y", y_pred="p", max_depth=2, min_size=30,
                            n_resamples=N_RESAMPLES, rng=config_seed())  # fmt: skip
 
 

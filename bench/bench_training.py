@@ -182,7 +182,7 @@ def main() -> None:
         table_out["pipeline_cpu_s"].fillna(table_out["job_cpu_s"]) / table_out["bare_cpu_s"] - 1
     )
 
-    from fairstats.reporting import write_table
+    from compendium.publish.reporting import write_table
 
     write_table(
         table_out,

@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         row = measure(int(args.worker[0]), keep=args.keep)
         Path(args.worker[1]).write_text(json.dumps(row))
         return 0
-    from fairstats.reporting import write_table
+    from compendium.publish.reporting import write_table
 
     rows = [committed_row()]
     for name in args.setups:

@@ -213,7 +213,7 @@ def main() -> int:
                 print(f"=== {name}: done in {seconds:.0f} s", flush=True)
 
     summary, details, environments = collect(out, status)
-    from fairstats.reporting import atomic_write_text, write_table
+    from compendium.publish.reporting import atomic_write_text, write_table
 
     write_table(summary, out / "summary.csv", digits=3, title="Benchmarks (make bench)")
     write_table(details, out / "details.csv", markdown=False)

@@ -132,7 +132,7 @@ def null_search(rng: np.random.Generator) -> fairstats.SubgroupSearchResult:
         y_true=compas["y_true"].to_numpy(), y_pred=compas["y_pred"].to_numpy())
     with warnings.catch_warnings():  # undefined comparisons are counted in the table, not warned
         warnings.simplefilter("ignore", fairstats.UndefinedTestWarning)
-        return fairstats.subgroup_search(null, attributes=attributes, y_true="y_true", y_pred="y_pred",
+        return fairstats.subgroup_search(null, group=attributes, y_true="y_true", y_pred="y_pred",
                                          metrics=["fpr"], max_depth=2, min_size=30, alpha=alpha,
                                          n_resamples=n_null_resamples, rng=rng)
 

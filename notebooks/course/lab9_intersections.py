@@ -140,7 +140,7 @@ check("9.4", answer_9_4)
 # %%
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", fairstats.UndefinedTestWarning)
-    search = fairstats.subgroup_search(compas, attributes=ATTRIBUTES, y_true="y_true", y_pred="y_pred",
+    search = fairstats.subgroup_search(compas, group=ATTRIBUTES, y_true="y_true", y_pred="y_pred",
                                        metrics=["fpr"], max_depth=3, min_size=MIN_SIZE, alpha=alpha,
                                        n_resamples=n_resamples, rng=seed)
 if solved("9.4"):
@@ -247,7 +247,7 @@ if solved("9.7"):
 # for min_size in (30, 10, 5):
 #     with warnings.catch_warnings():
 #         warnings.simplefilter("ignore", fairstats.UndefinedTestWarning)
-#         s = fairstats.subgroup_search(compas, attributes=ATTRIBUTES, y_true="y_true", y_pred="y_pred",
+#         s = fairstats.subgroup_search(compas, group=ATTRIBUTES, y_true="y_true", y_pred="y_pred",
 #                                       metrics=["fpr"], max_depth=3, min_size=min_size, alpha=alpha,
 #                                       n_resamples=999, rng=seed)
 #     row = s.table.set_index("subgroup").loc["race = Other"]

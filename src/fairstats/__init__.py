@@ -10,34 +10,35 @@ in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditi
 """
 
 from fairstats._version import __version__  # noqa: F401, I001
+from fairstats._deprecation import attribute as _attribute  # noqa: I001
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
-from fairstats.bootstrap import BCaUndefinedWarning, CramersVBootstrapResult, DisparityBootstrapResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
-from fairstats.calibration import CalibrationIndependenceResult, CalibrationResult, EmptyBinWarning, calibration_independence_test, calibration_test, score_bins, well_calibration_test  # noqa: E501, F401, I001
+from fairstats.bootstrap import BCaUndefinedWarning, BootstrapCramersVResult, BootstrapDisparityResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
+from fairstats.calibration import CalibrationIndependenceResult, calibration_independence_test  # noqa: E501, F401, I001
 from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
-from fairstats.disparity_change import CHANGE_METRICS, CHANGE_VERDICTS, DISPARITY_CHANGE_COLUMNS, DisparityChangeResult, disparity_change, disparity_change_verdicts, fold_disparity_change  # noqa: E501, F401, I001
+from fairstats.disparity_change import DisparityChangeResult, disparity_change, disparity_change_verdicts, fold_disparity_change  # noqa: E501, F401, I001
 from fairstats.discrimination import AUCResult, AUCTestsResult, auc_delong, auc_tests, roc_curves  # noqa: E501, F401, I001
-from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_RATIO, DEFAULT_MARGIN_V, EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
+from fairstats.equivalence import EquivalenceResult, EquivalenceUndefinedWarning, cramers_v_equivalence, fold_equivalence, rate_equivalence, t_equivalence, welch_equivalence, z_equivalence  # noqa: E501, F401, I001
 from fairstats.folds import FoldDisparityResult, fold_disparity  # noqa: E501, F401, I001
-from fairstats.impact import FOUR_FIFTHS, FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY, ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
-from fairstats.levels import LevelRatesResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
+from fairstats.impact import ImpactRatioUndefinedWarning, ImpactRatiosResult, impact_ratios  # noqa: E501, F401, I001
+from fairstats.levels import LevelRateTestsResult, decision_table, level_rate_tests  # noqa: E501, F401, I001
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, mcnemar_midp_table, paired_table  # noqa: E501, F401, I001
 from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarning, confusion_counts, group_metrics, undefined_counts  # noqa: E501, F401, I001
-from fairstats.monitor import MONITOR_METRICS, MONITOR_STATES, EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate  # noqa: E501, F401, I001
+from fairstats.monitor import EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate  # noqa: E501, F401, I001
 from fairstats.sequences import rate_confidence_sequence, rate_difference_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
-from fairstats.multiplicity import REAL_WITHIN_MARGIN, VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
-from fairstats.ordinal import OrdinalAssociationResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
-from fairstats.outcomes import OUTCOME_TESTS, OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
-from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
-from fairstats.recalibration import RecalibrationResult, calibration_curves, recalibration_tests  # noqa: E501, F401, I001
-from fairstats.regression import REGRESSION_METRICS, BoundedLossResult, RegressionTestsResult, bounded_group_loss, regression_tests  # noqa: E501, F401, I001
+from fairstats.multiplicity import VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
+from fairstats.ordinal import LinearByLinearResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
+from fairstats.outcomes import OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
+from fairstats.power import mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
+from fairstats.recalibration import RecalibrationTestsResult, calibration_curves, recalibration_tests  # noqa: E501, F401, I001
+from fairstats.regression import BoundedGroupLossResult, RegressionTestsResult, bounded_group_loss, regression_tests  # noqa: E501, F401, I001
 from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
-from fairstats.score_distributions import SCORE_DISTRIBUTION_TESTS, ScoreDistributionResult, score_distribution_tests  # noqa: E501, F401, I001
-from fairstats.score_tests import SCORE_TEST_COLUMNS, ScoreTestsResult, score_tests  # noqa: E501, F401, I001
-from fairstats.search import SEARCH_COLUMNS, SEARCH_METRICS, SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
+from fairstats.score_distributions import ScoreDistributionTestsResult, score_distribution_tests  # noqa: E501, F401, I001
+from fairstats.score_tests import ScoreTestsResult, score_tests  # noqa: E501, F401, I001
+from fairstats.search import SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
 from fairstats.ttests import FoldTTestResult, fold_ttest  # noqa: E501, F401, I001
 
 # The in-memory audit lives in its own wing (fairstats.auditing), imported on first use so that
@@ -52,7 +53,7 @@ def __getattr__(name: str):
         value = getattr(result, name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'fairstats' has no attribute {name!r}")
+    return _attribute("fairstats", name)  # a renamed name (with its warning), or what became of it
 
 
 def __dir__() -> list[str]:
@@ -69,23 +70,21 @@ __all__ = [
     "auc_tests",
     "AUCResult",
     "AUCTestsResult",
-    "audit",
     "Audit",
+    "audit",
     "awareness_test",
     "AwarenessResult",
     "BCaUndefinedWarning",
     "binary_cell_codes",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
+    "BootstrapCramersVResult",
+    "BootstrapDisparityResult",
     "bounded_group_loss",
-    "BoundedLossResult",
+    "BoundedGroupLossResult",
     "calibration_curves",
     "calibration_independence_test",
-    "calibration_test",
     "CalibrationIndependenceResult",
-    "CalibrationResult",
-    "CHANGE_METRICS",
-    "CHANGE_VERDICTS",
     "confusion_counts",
     "confusion_parity_error",
     "confusion_ratios",
@@ -96,19 +95,11 @@ __all__ = [
     "Counts",
     "cramers_v_equivalence",
     "cramers_v_interval",
-    "CramersVBootstrapResult",
     "CramersVIntervalResult",
     "decision_table",
-    "DEFAULT_MARGIN",
-    "DEFAULT_MARGIN_RATIO",
-    "DEFAULT_MARGIN_V",
-    "DEFAULT_POWER",
     "disparity_change",
-    "DISPARITY_CHANGE_COLUMNS",
     "disparity_change_verdicts",
-    "DisparityBootstrapResult",
     "DisparityChangeResult",
-    "EmptyBinWarning",
     "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
     "equal_confusion_test_parquet",
@@ -124,15 +115,14 @@ __all__ = [
     "fold_ttest",
     "FoldDisparityResult",
     "FoldTTestResult",
-    "FOUR_FIFTHS",
-    "FOUR_FIFTHS_VERDICTS",
     "group_metrics",
     "impact_ratios",
     "ImpactRatiosResult",
     "ImpactRatioUndefinedWarning",
     "level_rate_tests",
-    "LevelRatesResult",
+    "LevelRateTestsResult",
     "linear_by_linear_test",
+    "LinearByLinearResult",
     "mahalanobis_whitening",
     "MahalanobisWhitening",
     "mcnemar_midp",
@@ -144,15 +134,11 @@ __all__ = [
     "mde_z",
     "METRIC_DEFINITIONS",
     "METRICS",
-    "MONITOR_METRICS",
-    "MONITOR_STATES",
     "MonitorStatus",
     "MonitorUpdate",
     "nearest_other_group",
     "Neighbours",
     "ordinal_shift_tests",
-    "OrdinalAssociationResult",
-    "OUTCOME_TESTS",
     "outcome_tests",
     "OutcomeTestsResult",
     "paired_table",
@@ -160,22 +146,15 @@ __all__ = [
     "rate_difference_confidence_sequence",
     "rate_difference_e_value",
     "rate_equivalence",
-    "REAL_WITHIN_MARGIN",
     "recalibration_tests",
-    "RecalibrationResult",
-    "REGRESSION_METRICS",
+    "RecalibrationTestsResult",
     "regression_tests",
     "RegressionTestsResult",
     "roc_curves",
-    "score_bins",
     "score_distribution_tests",
-    "SCORE_DISTRIBUTION_TESTS",
-    "SCORE_TEST_COLUMNS",
     "score_tests",
-    "ScoreDistributionResult",
+    "ScoreDistributionTestsResult",
     "ScoreTestsResult",
-    "SEARCH_COLUMNS",
-    "SEARCH_METRICS",
     "SingularCovarianceWarning",
     "SmallExpectedCountWarning",
     "subgroup_search",
@@ -186,9 +165,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "UndefinedResampleWarning",
     "UndefinedTestWarning",
-    "UNKNOWN_CATEGORY",
     "VERDICTS",
     "welch_equivalence",
-    "well_calibration_test",
     "z_equivalence",
 ]

@@ -1,4 +1,5 @@
-"""The validated input of the score tests: per group, the distinct scores with their positives and negatives.
+"""What the score tests share: the validated input (per group, the distinct scores with their positives and
+negatives), the options check, DeLong's AUC of counts and the verdicts of a comparisons table.
 
 The discrimination (:mod:`fairstats.discrimination`), recalibration (:mod:`fairstats.recalibration`) and
 score-distribution (:mod:`fairstats.score_distributions`) tests depend on the people only through the counts
@@ -16,11 +17,20 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import plain as _plain
-from fairstats._validation import CheckedFrame, as_list
+from fairstats._validation import CheckedFrame, alternative_iv, as_list, level_iv, positive_margin_iv
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
+from fairstats.multiplicity import three_way_verdicts
 
-__all__ = ["ScoreCounts", "reference_iv", "score_counts_iv"]
+__all__ = [
+    "ScoreCounts",
+    "delong",
+    "labels_iv",
+    "reference_iv",
+    "score_counts_iv",
+    "score_options_iv",
+    "score_verdicts",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,3 +175,38 @@ def reference_iv(counted: ScoreCounts, reference: object) -> str:
             f"groups: {list(counted.groups)!r}"
         )
     return str(reference)
+
+
+def score_options_iv(alpha, confidence_level, margin, power, alternative):
+    """The options the AUC and score-distribution tests share, checked: ``(alpha, confidence_level, margin,
+    power)``."""
+    alpha = level_iv(alpha, "alpha")
+    confidence_level = level_iv(confidence_level, "confidence_level")
+    power = level_iv(power, "power")
+    margin = positive_margin_iv(margin, "margin")
+    alternative_iv(alternative)
+    return alpha, confidence_level, margin, power
+
+
+def delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
+    """AUC and DeLong's variance from the positives and negatives at each distinct score (increasing)."""
+    m, n = float(pos.sum()), float(neg.sum())
+    if m == 0 or n == 0:
+        return float("nan"), float("nan")
+    below_neg = np.cumsum(neg) - neg  # negatives with a lower score
+    above_pos = pos.sum() - np.cumsum(pos)  # positives with a higher score
+    v10 = (below_neg + 0.5 * neg) / n  # placement of each positive among the negatives
+    v01 = (above_pos + 0.5 * pos) / m  # placement of each negative among the positives
+    auc = float(pos @ v10 / m)
+    if m < 2 or n < 2:
+        return auc, float("nan")
+    s10 = float(pos @ (v10 - auc) ** 2 / (m - 1))
+    s01 = float(neg @ (v01 - auc) ** 2 / (n - 1))
+    return auc, s10 / m + s01 / n
+
+
+def score_verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Holm's ``pvalue_adj`` and the three-way verdict of each row (``reason`` explains an undefined one)."""
+    out = three_way_verdicts(table, alpha=alpha, reason="reason")
+    out = out.rename(columns={"pvalue_holm_difference": "pvalue_adj"})
+    return out

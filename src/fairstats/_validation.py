@@ -16,9 +16,30 @@ import difflib
 import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import pandas as pd
+
+#: Accepted values of ``alternative`` (scipy's vocabulary; the hypothesis is about the first sample minus the
+#: second, or a group minus its reference).
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def alternative_iv(alternative: object) -> str:
+    """``alternative`` when it is one of :data:`ALTERNATIVES` (``ValueError`` naming it otherwise)."""
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    return str(alternative)
+
+
+def positive_margin_iv(value: object, name: str = "margin") -> float:
+    """``value`` as a positive finite float (a margin on the scale of the outcome, e.g. of a residual)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
+        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
+    if not float(value) > 0:
+        raise ValueError(f"`{name}` must be positive, got {value!r}")
+    return float(value)
 
 
 def as_list(value: str | Sequence[str], *, name: str) -> list[str]:
@@ -30,10 +51,19 @@ def as_list(value: str | Sequence[str], *, name: str) -> list[str]:
     raise TypeError(f"`{name}` must be a column name or a non-empty list of column names, got {value!r}")
 
 
-def level_iv(value: object, name: str) -> float:
-    """Return ``value`` as a float strictly between 0 and 1 (a confidence level or an alpha)."""
+@overload
+def level_iv(value: object, name: str) -> float: ...
+@overload
+def level_iv(value: object, name: str, *, none: bool) -> float | None: ...
+def level_iv(value: object, name: str, *, none: bool = False) -> float | None:
+    """Return ``value`` as a float strictly between 0 and 1: an alpha, a confidence level, a power, a margin
+    on rates. The one check of "a level in (0, 1)" (``ValueError`` naming ``name`` and the value); with
+    ``none``, None is allowed and returned."""
+    if none and value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
+        allowed = " or None" if none else ""
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1{allowed}, got {value!r}")
     return float(value)
 
 
@@ -104,3 +134,61 @@ def require_no_nan(data: pd.DataFrame, columns: Iterable[str], *, where: str = "
             raise ValueError(
                 f"{where}: column {c!r} has {int(isna.sum())} missing value(s) (NaN), first at row {first!r}"
             )
+
+
+def _fold_values(values: object, *, name: str) -> np.ndarray:
+    if isinstance(values, str | bytes):
+        raise TypeError(f"`{name}` must be a 1-D array of numbers (one per fold), got a string {values!r}")
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"`{name}` must be a 1-D array of numbers (one per fold); could not convert {values!r} to float"
+        ) from None
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D (one value per fold), got shape {arr.shape}")
+    inf = np.flatnonzero(np.isinf(arr))
+    if inf.size:
+        raise ValueError(
+            f"`{name}` has an infinite value {float(arr[inf[0]])} at fold {int(inf[0])}; "
+            "an undefined per-fold value must be NaN"
+        )
+    return arr
+
+
+def fold_pairs_iv(a, b, alternative, alpha, test_train_ratio):
+    """Two fold-aligned arrays of per-fold values and the options of a fold t-test (the fold t-test's and the
+    fold equivalence test's one check): ``(a, b, a_ok, b_ok, pair_ok, test_train_ratio)``."""
+    a = _fold_values(a, name="a")
+    b = _fold_values(b, name="b")
+    if a.shape != b.shape:
+        raise ValueError(
+            f"`a` and `b` must be aligned by fold (same length), got {a.shape[0]} and {b.shape[0]} values"
+        )
+    alternative_iv(alternative)
+    level_iv(alpha, "alpha")
+    k = a.shape[0]
+    if test_train_ratio is None:
+        if k < 2:
+            raise ValueError(f"`a` and `b` need at least 2 folds, got {k}")
+        test_train_ratio = 1.0 / (k - 1)
+    elif (
+        isinstance(test_train_ratio, bool)
+        or not isinstance(test_train_ratio, int | float | np.floating)
+        or not np.isfinite(test_train_ratio)
+        or test_train_ratio <= 0
+    ):
+        raise ValueError(
+            f"`test_train_ratio` must be a positive finite number or None, got {test_train_ratio!r}"
+        )
+    a_ok, b_ok = ~np.isnan(a), ~np.isnan(b)
+    pair_ok = a_ok & b_ok
+    for label, count in (
+        ("`a` has", int(a_ok.sum())),
+        ("`b` has", int(b_ok.sum())),
+        ("`a` and `b` have", int(pair_ok.sum())),
+    ):
+        if count < 2:
+            what = "folds where both are non-NaN" if label.endswith("have") else "non-NaN fold values"
+            raise ValueError(f"{label} {count} {what} of {k}; every t-test needs at least 2")
+    return a, b, a_ok, b_ok, pair_ok, float(test_train_ratio)

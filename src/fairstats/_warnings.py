@@ -13,7 +13,6 @@ from __future__ import annotations
 __all__ = [
     "BCaUndefinedWarning",
     "DuplicateColumnWarning",
-    "EmptyBinWarning",
     "EmptyConfidenceSequenceWarning",
     "EquivalenceUndefinedWarning",
     "GroupLookalikeWarning",
@@ -73,12 +72,6 @@ class EquivalenceUndefinedWarning(UserWarning):
     result is ``undefined`` with its reason, never "equivalent" or "not equivalent"."""
 
     __module__ = "fairstats.equivalence"
-
-
-class EmptyBinWarning(UserWarning):
-    """A bin (or well-calibration term) has a zero count in a denominator and is left out of the χ² sum."""
-
-    __module__ = "fairstats.calibration"
 
 
 class SingularCovarianceWarning(UserWarning):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._contingency import ContingencyTable
+from fairstats._deprecation import attribute
 from fairstats._resampling import (
     drop_undefined,
     interval_ends,
@@ -33,38 +34,27 @@ from fairstats._resampling import (
     row_multinomial_draws,
 )
 from fairstats._result import Result
+from fairstats._rows import METRIC_COEFFICIENTS, TwoGroupRows, two_group_rows
 from fairstats._validation import as_list, level_iv
 from fairstats._warnings import BCaUndefinedWarning, UndefinedResampleWarning
-from fairstats.groups import _prepare_iv, _Prepared
 
 __all__ = [
     "CI_METHODS",
-    "CramersVBootstrapResult",
-    "DisparityBootstrapResult",
+    "BootstrapCramersVResult",
+    "BootstrapDisparityResult",
     "BCaUndefinedWarning",
     "UndefinedResampleWarning",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
 ]
 
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
+
 #: Bootstrap interval methods (scipy.stats.bootstrap's names).
 CI_METHODS = ("percentile", "basic", "BCa")
-
-# Numerator and denominator of each count metric as coefficients over the cells (tp, fp, fn, tn), the order
-# of fairstats.metrics.CELLS; the score metrics' numerators are score sums (see _metric_values).
-_COEF: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = {
-    "ppr": ((1, 1, 0, 0), (1, 1, 1, 1)),
-    "tpr": ((1, 0, 0, 0), (1, 0, 1, 0)),
-    "fpr": ((0, 1, 0, 0), (0, 1, 0, 1)),
-    "fnr": ((0, 0, 1, 0), (1, 0, 1, 0)),
-    "tnr": ((0, 0, 0, 1), (0, 1, 0, 1)),
-    "ppv": ((1, 0, 0, 0), (1, 1, 0, 0)),
-    "npv": ((0, 0, 0, 1), (0, 0, 1, 1)),
-    "accuracy": ((1, 0, 0, 1), (1, 1, 1, 1)),
-    "fn_fp_ratio": ((0, 0, 1, 0), (0, 1, 0, 0)),
-    "mean_score_pos": ((0, 0, 0, 0), (1, 0, 1, 0)),
-    "mean_score_neg": ((0, 0, 0, 0), (0, 1, 0, 1)),
-}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -129,7 +119,7 @@ def _metric_values(counts: np.ndarray, sums: np.ndarray, metrics: Sequence[str])
     """Metric values (..., n_metrics) from cell counts (..., 4) and score sums (..., 2); NaN for x/0."""
     out = np.full((*counts.shape[:-1], len(metrics)), np.nan)
     for j, metric in enumerate(metrics):
-        num_coef, den_coef = _COEF[metric]
+        num_coef, den_coef = METRIC_COEFFICIENTS[metric]
         den = counts @ np.asarray(den_coef, dtype=float)
         if metric == "mean_score_pos":
             num = sums[..., 0]
@@ -147,7 +137,7 @@ def _metric_values(counts: np.ndarray, sums: np.ndarray, metrics: Sequence[str])
 
 
 @dataclass(frozen=True, eq=False)
-class DisparityBootstrapResult(Result):
+class BootstrapDisparityResult(Result):
     """Differences of group metrics between two groups, with bootstrap confidence intervals.
 
     Attributes
@@ -238,7 +228,7 @@ class DisparityBootstrapResult(Result):
         )
 
 
-def _two_sample(prep: _Prepared) -> tuple[_Sample, _Sample]:
+def _two_sample(prep: TwoGroupRows) -> tuple[_Sample, _Sample]:
     def one(mask):
         weight = None if prep.weight is None else prep.weight[mask]
         return _compress(prep.cell[mask], None if prep.score is None else prep.score[mask], weight)
@@ -293,7 +283,7 @@ def bootstrap_disparity(
     method: str = "BCa",
     rng: int | np.random.Generator | None = None,
     warn: bool = True,
-) -> DisparityBootstrapResult:
+) -> BootstrapDisparityResult:
     r"""Bootstrap confidence intervals for metric differences between two groups (no folds needed).
 
     Parameters
@@ -326,7 +316,7 @@ def bootstrap_disparity(
 
     Returns
     -------
-    DisparityBootstrapResult
+    BootstrapDisparityResult
         Estimates, intervals and the bootstrap distribution; ``to_frame()`` gives one row per metric.
 
     Raises
@@ -377,8 +367,8 @@ def bootstrap_disparity(
     >>> round(float(res.estimate["ppr"]), 4)
     0.3333
     """
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
-    return _bootstrap_disparity(
+    prep = two_group_rows(data, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    return bootstrap_disparity_rows(
         prep,
         favorable=favorable,
         n_resamples=n_resamples,
@@ -389,10 +379,11 @@ def bootstrap_disparity(
     )
 
 
-def _bootstrap_disparity(
-    prep: _Prepared, *, favorable, n_resamples, confidence_level, method, rng, warn
-) -> DisparityBootstrapResult:
-    """:func:`bootstrap_disparity` on data already validated by ``_prepare_iv``."""
+def bootstrap_disparity_rows(
+    prep: TwoGroupRows, *, favorable, n_resamples, confidence_level, method, rng, warn
+) -> BootstrapDisparityResult:
+    """:func:`bootstrap_disparity` on rows already validated (:func:`fairstats._rows.two_group_rows`); the
+    outcome tests call it with their own rows."""
     confidence_level = level_iv(confidence_level, "confidence_level")
     n_resamples = n_resamples_iv(n_resamples)
     method = _method_iv(method)
@@ -438,10 +429,10 @@ def _bootstrap_disparity(
     lows, highs = [low for low, _ in ends], [high for _, high in ends]
 
     def dens(counts):
-        return [float(counts @ np.asarray(_COEF[m][1], dtype=float)) for m in metrics]
+        return [float(counts @ np.asarray(METRIC_COEFFICIENTS[m][1], dtype=float)) for m in metrics]
 
     index = pd.Index(list(metrics), name="metric")
-    return DisparityBootstrapResult(
+    return BootstrapDisparityResult(
         group_columns=tuple(prep.columns),
         group_a=prep.group_a,
         group_b=prep.group_b,
@@ -471,7 +462,7 @@ def _bootstrap_disparity(
 
 
 @dataclass(frozen=True, eq=False)
-class CramersVBootstrapResult(Result):
+class BootstrapCramersVResult(Result):
     """Cramér's V of the equal confusion table (paper A's confusion parity error) with a bootstrap interval.
 
     Attributes
@@ -552,7 +543,7 @@ def bootstrap_cramers_v(
     method: str = "BCa",
     rng: int | np.random.Generator | None = None,
     warn: bool = True,
-) -> CramersVBootstrapResult:
+) -> BootstrapCramersVResult:
     r"""Bootstrap confidence interval for Cramér's V of the group × confusion-cell table (paper A, Eq. 3).
 
     Parameters
@@ -569,7 +560,7 @@ def bootstrap_cramers_v(
 
     Returns
     -------
-    CramersVBootstrapResult
+    BootstrapCramersVResult
 
     Raises
     ------
@@ -641,7 +632,7 @@ def bootstrap_cramers_v(
     )
     ((low, high),) = interval_ends([statistic], [column], [probs], method)
     columns = as_list(group, name="group")
-    return CramersVBootstrapResult(
+    return BootstrapCramersVResult(
         statistic=statistic,
         ci_low=low,
         ci_high=high,

@@ -32,6 +32,7 @@ from statsmodels.stats.multitest import multipletests
 from fairstats._contingency import BINARY_CELLS, ContingencyTable
 from fairstats._resampling import fixed_margin_tables, n_resamples_iv, rng_iv
 from fairstats._result import Result
+from fairstats._validation import level_iv
 from fairstats._warnings import SmallExpectedCountWarning
 
 __all__ = [
@@ -401,17 +402,11 @@ class EqualConfusionResult(Result):
         )
 
 
-def _check_level(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not 0 < value < 1:
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
-    return float(value)
-
-
 def _options_iv(alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng):
     levels = (
-        _check_level(alpha, "alpha"),
-        _check_level(posthoc_alpha, "posthoc_alpha"),
-        _check_level(posthoc_strict_alpha, "posthoc_strict_alpha"),
+        level_iv(alpha, "alpha"),
+        level_iv(posthoc_alpha, "posthoc_alpha"),
+        level_iv(posthoc_strict_alpha, "posthoc_strict_alpha"),
     )
     n_resamples_iv(n_resamples)
     if permutation not in ("auto", "always", "never"):

@@ -207,20 +207,7 @@ class Counts:
         missing = [c for c in columns if c not in self.keys]
         if missing:
             raise ValueError(f"{self.source}: missing column(s) {missing!r}; it counts {list(self.keys)!r}")
-        return Counts._aggregate(self.table, columns, source=self.source)
-
-    @classmethod
-    def _aggregate(cls, table: pd.DataFrame, columns: list[str], *, source: str) -> Counts:
-        summed = table.groupby(columns, sort=False, dropna=False, observed=True)[COUNT_COLUMN].sum()
-        out = summed.reset_index()
-        out = out[out[COUNT_COLUMN] > 0]
-        try:
-            out = out.sort_values(columns, kind="stable")
-        except TypeError:  # mixed types: keep the engine's order; the tests sort labels themselves
-            pass
-        out = out.reset_index(drop=True)
-        out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
-        return cls(table=out, keys=tuple(columns), source=source)
+        return aggregated(self.table, columns, source=self.source)
 
     @classmethod
     def from_frame(cls, data: object, *, columns: Sequence[str], where: str = "`data`") -> Counts:
@@ -261,7 +248,7 @@ class Counts:
             raise ValueError(f"{where} is empty (0 rows)")
         _missing_iv(table, where)
         _nested_iv(table, where)
-        return cls._aggregate(table, columns, source=where)
+        return aggregated(table, columns, source=where)
 
     @classmethod
     def from_parquet(cls, path: str | os.PathLike, *, columns: Sequence[str]) -> Counts:
@@ -324,7 +311,7 @@ class Counts:
             raise ValueError(f"{where}: column {COUNT_COLUMN!r} counts no people")
         _missing_iv(frame, where)
         _nested_iv(frame, where)
-        return cls._aggregate(frame, keys, source=where)
+        return aggregated(frame, keys, source=where)
 
 
 def as_rows(data: object, columns: Sequence[str], *, where: str = "`data`") -> tuple[pd.DataFrame, object]:
@@ -335,3 +322,19 @@ def as_rows(data: object, columns: Sequence[str], *, where: str = "`data`") -> t
         return data, None
     counts = Counts.from_frame(data, columns=list(dict.fromkeys(columns)), where=where)
     return counts.table, counts.table[COUNT_COLUMN].to_numpy()
+
+
+def aggregated(table: pd.DataFrame, columns: list[str], *, source: str) -> Counts:
+    """``table``'s counts (column ``n``) added up over ``columns``, without checking ``table`` again: for a
+    table whose columns and counts are already checked (every constructor of :class:`Counts`, and the audit's
+    prepared rows). Rows of no people are dropped; the combinations are sorted when their values sort."""
+    summed = table.groupby(columns, sort=False, dropna=False, observed=True)[COUNT_COLUMN].sum()
+    out = summed.reset_index()
+    out = out[out[COUNT_COLUMN] > 0]
+    try:
+        out = out.sort_values(columns, kind="stable")
+    except TypeError:  # mixed types: keep the engine's order; the tests sort labels themselves
+        pass
+    out = out.reset_index(drop=True)
+    out[COUNT_COLUMN] = out[COUNT_COLUMN].astype(np.int64)
+    return Counts(table=out, keys=tuple(columns), source=source)

@@ -21,15 +21,22 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
-from fairstats._score_input import ScoreCounts, labels_iv, reference_iv, score_counts_iv
+from fairstats._score_input import (
+    ScoreCounts,
+    delong,
+    labels_iv,
+    reference_iv,
+    score_counts_iv,
+    score_options_iv,
+    score_verdicts,
+)
 from fairstats._small import MIN_NORMAL, size_reason
 from fairstats._validation import level_iv
-from fairstats.equivalence import DEFAULT_MARGIN, positive_margin_iv, z_equivalence
-from fairstats.multiplicity import three_way_verdicts
+from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
-from fairstats.ttests import ALTERNATIVES
 
 __all__ = ["AUCResult", "AUCTestsResult", "auc_delong", "auc_tests", "roc_curves"]
 
@@ -65,25 +72,8 @@ class AUCResult(Result):
     confidence_level: float
 
 
-def _delong(pos: np.ndarray, neg: np.ndarray) -> tuple[float, float]:
-    """AUC and DeLong's variance from the positives and negatives at each distinct score (increasing)."""
-    m, n = float(pos.sum()), float(neg.sum())
-    if m == 0 or n == 0:
-        return float("nan"), float("nan")
-    below_neg = np.cumsum(neg) - neg  # negatives with a lower score
-    above_pos = pos.sum() - np.cumsum(pos)  # positives with a higher score
-    v10 = (below_neg + 0.5 * neg) / n  # placement of each positive among the negatives
-    v01 = (above_pos + 0.5 * pos) / m  # placement of each negative among the positives
-    auc = float(pos @ v10 / m)
-    if m < 2 or n < 2:
-        return auc, float("nan")
-    s10 = float(pos @ (v10 - auc) ** 2 / (m - 1))
-    s01 = float(neg @ (v01 - auc) ** 2 / (n - 1))
-    return auc, s10 / m + s01 / n
-
-
 def _result(pos, neg, confidence_level) -> AUCResult:
-    auc, var = _delong(pos, neg)
+    auc, var = delong(pos, neg)
     se = float(np.sqrt(var)) if np.isfinite(var) else float("nan")
     z = float(stats.norm.ppf(0.5 + confidence_level / 2))
     low, high = (float(np.clip(auc - z * se, 0, 1)), float(np.clip(auc + z * se, 0, 1)))
@@ -211,16 +201,6 @@ class AUCTestsResult(Result):
     _omit = ("groups",)
 
 
-def _tests_options_iv(alpha, confidence_level, margin, power, alternative):
-    alpha = level_iv(alpha, "alpha")
-    confidence_level = level_iv(confidence_level, "confidence_level")
-    power = level_iv(power, "power")
-    margin = positive_margin_iv(margin, "margin")
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
-    return alpha, confidence_level, margin, power
-
-
 def _z_pvalue(z: float, alternative: str) -> float:
     if not np.isfinite(z):
         return float("nan")
@@ -269,8 +249,9 @@ def auc_tests(
     confidence_level : float, default 0.95
         Of the per-group and difference intervals.
     margin : float, default 0.1
-        Equivalence margin of the AUC difference (:data:`fairstats.DEFAULT_MARGIN`, the library's margin for
-        a difference on [0, 1]; there is no published convention for AUCs, so set one that matters to you).
+        Equivalence margin of the AUC difference (:data:`fairstats.equivalence.DEFAULT_MARGIN`, the library's
+        margin for a difference on [0, 1]; there is no published convention for AUCs, so set one that matters
+        to you).
     power : float, default 0.8
         Of the minimum detectable difference ``mde``.
 
@@ -319,7 +300,7 @@ def auc_tests(
     >>> auc_tests(df, group="g", y_true="y", y_score="s").groups["auc"].round(4).tolist()
     [1.0, 0.7778]
     """
-    alpha, confidence_level, margin, power = _tests_options_iv(alpha, confidence_level, margin, power,
+    alpha, confidence_level, margin, power = score_options_iv(alpha, confidence_level, margin, power,
                                                                alternative)
     counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     ref = reference_iv(counted, reference)
@@ -375,15 +356,8 @@ def _auc_tests(counted: ScoreCounts, ref, alternative, alpha, confidence_level, 
                 "method": method, "reason": reason, "n": a.n_pos + a.n_neg, "n_reference": b.n_pos + b.n_neg,
             }
         )
-    comparisons = _verdicts(pd.DataFrame(rows), alpha)
+    comparisons = score_verdicts(pd.DataFrame(rows), alpha)
     return AUCTestsResult(groups, comparisons, ref, alpha, confidence_level, margin)
-
-
-def _verdicts(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Holm's ``pvalue_adj`` and the three-way verdict of each row (``reason`` explains an undefined one)."""
-    out = three_way_verdicts(table, alpha=alpha, reason="reason")
-    out = out.rename(columns={"pvalue_holm_difference": "pvalue_adj"})
-    return out
 
 
 def roc_curves(
@@ -414,9 +388,9 @@ def roc_curves(
     >>> c.query("group == 'a'")["tpr"].tolist()
     [0.5, 1.0, 1.0]
     """
-    from fairstats.recalibration import _recalibration_iv
-
-    _, confidence_level, n_resamples, generator = _recalibration_iv(0.05, confidence_level, n_resamples, rng)
+    confidence_level = level_iv(confidence_level, "confidence_level")
+    n_resamples = n_resamples_iv(n_resamples, zero="no ICI interval")
+    generator = rng_iv(rng)
     counted = score_counts_iv(data, group=group, y_true=y_true, y_score=y_score, pos_label=pos_label)
     fprs = np.linspace(0, 1, grid)
     tail = (1 - confidence_level) / 2

@@ -19,7 +19,6 @@ Default margins, each with its source:
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -30,7 +29,7 @@ from scipy import stats
 from fairstats._memo import remembered
 from fairstats._proportions import score_confint, score_confints, score_tosts
 from fairstats._result import Result
-from fairstats._validation import level_iv
+from fairstats._validation import fold_pairs_iv, level_iv, positive_margin_iv
 from fairstats._warnings import EquivalenceUndefinedWarning
 from fairstats.power import DEFAULT_POWER, mde_cramers_v, mde_rate_difference, mde_t, mde_z
 
@@ -112,21 +111,9 @@ class EquivalenceResult(Result):
 
 
 def margin_iv(value: object, name: str = "margin") -> float:
-    """``value`` as a float strictly between 0 and 1 (a margin on rates, a ratio margin, a V margin)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1, got {value!r}")
-    if not 0 < float(value) < 1:
-        raise ValueError(f"`{name}` must be strictly between 0 and 1, got {value!r}")
-    return float(value)
-
-
-def positive_margin_iv(value: object, name: str = "margin") -> float:
-    """``value`` as a positive finite float (a margin on the scale of the outcome, e.g. of a residual)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(float(value)):
-        raise ValueError(f"`{name}` must be a positive finite number, got {value!r}")
-    if not float(value) > 0:
-        raise ValueError(f"`{name}` must be positive, got {value!r}")
-    return float(value)
+    """``value`` as a float strictly between 0 and 1 (a margin on rates, a ratio margin, a V margin): the
+    library's one level check, :func:`fairstats._validation.level_iv`."""
+    return level_iv(value, name)
 
 
 def _undefined(scale, estimate, low, high, alpha, mde, power, method, reason) -> EquivalenceResult:
@@ -487,9 +474,7 @@ def fold_equivalence(
     >>> round(r.estimate, 3)
     0.005
     """
-    from fairstats.ttests import _fold_ttest_iv
-
-    a, b, _, _, pair_ok, ratio = _fold_ttest_iv(a, b, "two-sided", alpha, test_train_ratio)
+    a, b, _, _, pair_ok, ratio = fold_pairs_iv(a, b, "two-sided", alpha, test_train_ratio)
     d = a[pair_ok] - b[pair_ok]
     j = d.size
     se = float(np.sqrt((1.0 / j + ratio) * d.var(ddof=1)))

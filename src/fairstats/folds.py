@@ -15,11 +15,11 @@ import pandas as pd
 from scipy import stats
 
 from fairstats._result import Result
-from fairstats._validation import checked_frame, level_iv
+from fairstats._rows import two_group_rows
+from fairstats._validation import alternative_iv, checked_frame, level_iv
 from fairstats.equivalence import DEFAULT_MARGIN, margin_iv, t_equivalence
-from fairstats.groups import _prepare_iv
 from fairstats.metrics import group_metrics
-from fairstats.ttests import ALTERNATIVES, fold_ttest
+from fairstats.ttests import fold_ttest
 
 __all__ = ["FoldDisparityResult", "fold_disparity"]
 
@@ -126,10 +126,9 @@ def fold_disparity(
     if not isinstance(fold, str):
         raise TypeError(f"`fold` must be one column name, got {fold!r}")
     checked = checked_frame(data, [fold])
-    prep = _prepare_iv(checked, group, y_true, y_pred, y_score, groups, metrics, favorable)
+    prep = two_group_rows(checked, group, y_true, y_pred, y_score, groups, metrics, favorable)
     data = prep.data.frame
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    alternative_iv(alternative)
     alpha = level_iv(alpha, "alpha")
     confidence_level = level_iv(confidence_level, "confidence_level")
     margin = margin_iv(margin, "margin")

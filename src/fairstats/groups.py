@@ -1,26 +1,21 @@
-"""Group labels, and the validated two-group sample that the bootstrap, the outcome tests and the fold-aware
-disparity share.
+"""Group labels: each row's group, and the label of an intersectional group.
 
-:func:`group_labels` names each row's group as :func:`fairstats.confusion.confusion_table` does; the private
-``_prepare_iv`` validates a frame once for the two-group functions (columns, labels, score, the two groups,
-the metrics) and returns each row's confusion cell with the two groups' masks.
+:func:`group_labels` names each row's group as the contingency table (:class:`fairstats.ContingencyTable`)
+does, so that tables from every module line up; the validated two-group sample that the bootstrap, the
+outcome tests and the fold-aware disparity share is :func:`fairstats._rows.two_group_rows`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from fairstats._validation import CheckedFrame, as_list, checked_frame
-from fairstats.counts import as_rows
-from fairstats.metrics import METRICS, _binary_iv, _counts_iv
+from fairstats._validation import as_list, checked_frame
 
 __all__ = ["group_labels", "intersection_label"]
 
-_SCORE_METRICS = ("mean_score_pos", "mean_score_neg")
 _SEPARATOR = " - "
 
 
@@ -95,115 +90,3 @@ def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
         )  # fmt: skip
         labels = names.take(inverse.ravel())
     return pd.Series(labels, index=data.index, name=" x ".join(columns))
-
-
-def _ordered_groups(data: pd.DataFrame, columns: list[str]) -> list[str]:
-    """Group labels present in ``data``, in :func:`confusion_table` order (sorted by the columns' values)."""
-    combos = data[columns].drop_duplicates()
-    try:
-        combos = combos.sort_values(columns, kind="stable")
-    except TypeError:
-        raise TypeError(
-            f"`group` {columns!r}: a column mixes values that cannot be sorted; use one type"
-        ) from None
-    return group_labels(combos, columns).tolist()
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    data: CheckedFrame  # the user's frame, its used columns checked: pass it on, not the bare frame
-    columns: list[str]
-    labels: pd.Series
-    group_a: str
-    group_b: str
-    metrics: tuple[str, ...]
-    cell: np.ndarray  # per row, favourable-relative cell 0..3
-    score: np.ndarray | None
-    mask_a: np.ndarray
-    mask_b: np.ndarray
-    weight: np.ndarray | None = None  # people per row when the rows are counts (fairstats.counts)
-
-
-def _prepare_iv(data, group, y_true, y_pred, y_score, groups, metrics, favorable, *, where="`data`"):
-    """Shared validation of the two-group functions; returns the rows' cells and the two groups' masks."""
-    columns = as_list(group, name="group")
-    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
-        if not isinstance(value, str):
-            raise TypeError(f"`{name}` must be one column name, got {value!r}")
-    if y_score is not None and not isinstance(y_score, str):
-        raise TypeError(f"`y_score` must be a column name or None, got {y_score!r}")
-    used = [*columns, y_true, y_pred, *([y_score] if y_score is not None else [])]
-    data, weight = as_rows(data, used, where=where)  # a pandas frame or CheckedFrame as it is, else counted
-    checked = checked_frame(data, used, where=where)
-    data = checked.frame
-    if favorable not in (0, 1):
-        raise ValueError(
-            f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
-        )
-    # validation of labels and score (binary 0/1, score in [0, 1]): fairstats.metrics' checks, its messages
-    labels = group_labels(checked, columns)
-    label_column = "__fairstats_group__"
-    frame = pd.DataFrame(
-        {
-            label_column: labels.to_numpy(),
-            "y_true": data[y_true].to_numpy(),
-            "y_pred": data[y_pred].to_numpy(),
-        },
-    )
-    if y_score is not None:
-        frame["y_score"] = data[y_score].to_numpy()
-    try:
-        _counts_iv(frame, "y_true", "y_pred", "y_score" if y_score is not None else None, label_column,
-                   None, (), favorable)
-        true_fav = _binary_iv(frame, "y_true", favorable, "y_true")
-        pred_fav = _binary_iv(frame, "y_pred", favorable, "y_pred")
-    except (ValueError, TypeError) as err:
-        message = str(err).replace("'y_true'", repr(y_true)).replace("'y_pred'", repr(y_pred))
-        if y_score is not None:
-            message = message.replace("'y_score'", repr(y_score))
-        raise type(err)(message) from None
-    order = _ordered_groups(data, columns)
-    if groups is None:
-        if len(order) != 2:
-            raise ValueError(
-                f"`group` {columns!r} has {len(order)} groups {order[:6]!r}; name the two to compare with "
-                "`groups=(a, b)`"
-            )
-        group_a, group_b = order
-    else:
-        if isinstance(groups, str) or not isinstance(groups, Sequence) or len(groups) != 2:
-            raise TypeError(f"`groups` must be a pair (a, b) of group labels, got {groups!r}")
-        group_a, group_b = (str(g) for g in groups)
-        for g in (group_a, group_b):
-            if g not in order:
-                raise ValueError(
-                    f"`groups`: group {g!r} does not occur in `group` {columns!r}; groups: {order!r}"
-                )
-        if group_a == group_b:
-            raise ValueError(f"`groups` names the same group twice: {group_a!r}")
-    available = [m for m in METRICS if y_score is not None or m not in _SCORE_METRICS]
-    if metrics is None:
-        metrics = tuple(available)
-    else:
-        metrics = tuple(as_list(metrics, name="metrics"))
-        for m in metrics:
-            if m not in METRICS:
-                raise ValueError(f"`metrics`: unknown metric {m!r}; choose from {list(METRICS)}")
-            if m in _SCORE_METRICS and y_score is None:
-                raise ValueError(f"`metrics`: {m!r} needs `y_score`")
-    cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3)).astype(np.int64)
-    score = data[y_score].to_numpy(dtype=float) if y_score is not None else None
-    values = labels.to_numpy()
-    return _Prepared(
-        data=checked,
-        columns=columns,
-        labels=labels,
-        group_a=group_a,
-        group_b=group_b,
-        metrics=metrics,
-        cell=cell,
-        score=score,
-        mask_a=values == group_a,
-        mask_b=values == group_b,
-        weight=weight,
-    )

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._contingency import column_names_iv, drop_empty, group_codes
+from fairstats._deprecation import attribute
 from fairstats._proportions import STATSMODELS_ERRORS, score_confint, score_test_or_reason
 from fairstats._result import Result
 from fairstats._validation import checked_frame, level_iv
@@ -34,7 +35,7 @@ from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
 
 __all__ = [
-    "LevelRatesResult",
+    "LevelRateTestsResult",
     "comparisons",
     "decision_table",
     "largest_group",
@@ -43,6 +44,11 @@ __all__ = [
     "levels_iv",
     "table_levels",
 ]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: ``condition`` of the comparisons over all people (the others are ``"y_true=<level>"``).
 ALL_PEOPLE = "all"
@@ -226,7 +232,7 @@ def largest_group(observed: pd.DataFrame) -> object:
 
 
 @dataclass(frozen=True, eq=False)
-class LevelRatesResult(Result):
+class LevelRateTestsResult(Result):
     """Per-level comparisons of decision shares between each group and a reference group.
 
     Attributes
@@ -283,7 +289,7 @@ def level_rate_tests(
     margin: float = DEFAULT_MARGIN,
     margin_ratio: float | None = None,
     power: float = DEFAULT_POWER,
-) -> LevelRatesResult:
+) -> LevelRateTestsResult:
     r"""Share of each decision level in each group against the reference group's, with three-way verdicts.
 
     Parameters
@@ -305,7 +311,7 @@ def level_rate_tests(
 
     Returns
     -------
-    LevelRatesResult
+    LevelRateTestsResult
 
     Raises
     ------
@@ -402,7 +408,7 @@ def level_rate_tests(
                     }
                 )
     table = pd.DataFrame(rows)
-    return LevelRatesResult(table=level_verdicts(table, alpha=alpha), reference=reference, alpha=alpha)
+    return LevelRateTestsResult(table=level_verdicts(table, alpha=alpha), reference=reference, alpha=alpha)
 
 
 def level_verdicts(table: pd.DataFrame, *, alpha: float) -> pd.DataFrame:

@@ -21,6 +21,7 @@ import pandas as pd
 from scipy.stats import binom
 
 from fairstats._result import Result
+from fairstats._validation import alternative_iv
 
 __all__ = [
     "McNemarResult",
@@ -29,7 +30,6 @@ __all__ = [
     "paired_table",
 ]
 
-_ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,7 @@ def _count_iv(value: object, name: str) -> int:
 
 
 def _mcnemar_iv(b: object, c: object, alternative: str) -> tuple[int, int]:
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {_ALTERNATIVES}, got {alternative!r}")
+    alternative_iv(alternative)
     return _count_iv(b, "b"), _count_iv(c, "c")
 
 

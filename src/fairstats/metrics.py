@@ -29,10 +29,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from fairstats._format import plain as _plain
-from fairstats._validation import checked_frame, require_columns, require_frame
+from fairstats._rows import CELLS, METRIC_DEFINITIONS, METRICS, binary_labels_iv, decision_rows_iv
+from fairstats._validation import require_columns, require_frame
 from fairstats._warnings import UndefinedMetricWarning
-from fairstats.counts import as_rows
 
 __all__ = [
     "CELLS",
@@ -44,115 +43,9 @@ __all__ = [
     "undefined_counts",
 ]
 
-#: Confusion cells, in output order (favourable outcome = "positive").
-CELLS: tuple[str, ...] = ("tp", "fp", "fn", "tn")
-
-#: Metric name -> (numerator, denominator, meaning). ``fav`` is the favourable label, S the score.
-METRIC_DEFINITIONS: dict[str, tuple[str, str, str]] = {
-    "ppr": ("tp + fp", "n", "P(ŷ = fav): positive (favourable) prediction rate; group fairness (II-B)"),
-    "tpr": ("tp", "tp + fn", "P(ŷ = fav | y = fav); equalized odds (II-F)"),
-    "fpr": ("fp", "fp + tn", "P(ŷ = fav | y ≠ fav); predictive equality (II-D), equalized odds (II-F)"),
-    "fnr": ("fn", "tp + fn", "P(ŷ ≠ fav | y = fav); equal opportunity (II-E)"),
-    "tnr": ("tn", "fp + tn", "P(ŷ ≠ fav | y ≠ fav)"),
-    "ppv": (
-        "tp",
-        "tp + fp",
-        "P(y = fav | ŷ = fav); predictive parity (II-C), conditional use accuracy (II-G)",
-    ),
-    "npv": ("tn", "tn + fn", "P(y ≠ fav | ŷ ≠ fav); conditional use accuracy equality (II-G)"),
-    "accuracy": ("tp + tn", "n", "P(ŷ = y); overall accuracy equality (II-H)"),
-    "fn_fp_ratio": ("fn", "fp", "FN / FP; treatment equality (II-I)"),
-    "mean_score_pos": (
-        "sum of S over y = fav",
-        "tp + fn",
-        "E(S | y = fav); balance for positive class (II-L)",
-    ),
-    "mean_score_neg": (
-        "sum of S over y ≠ fav",
-        "fp + tn",
-        "E(S | y ≠ fav); balance for negative class (II-M)",
-    ),
-}
-
-#: Metric names in output order.
-METRICS: tuple[str, ...] = tuple(METRIC_DEFINITIONS)
-_SCORE_METRICS = ("mean_score_pos", "mean_score_neg")
-
-
 # --------------------------------------------------------------------------------------------------------
 # counting
 # --------------------------------------------------------------------------------------------------------
-
-
-def _binary_iv(data: pd.DataFrame, column: str, favorable: object, parameter: str) -> np.ndarray:
-    """Return ``data[column] == favorable`` as booleans; the column must hold 0/1 labels only."""
-    values = data[column]
-    if pd.api.types.is_float_dtype(values) and not np.all(np.isin(values.to_numpy(), (0.0, 1.0))):
-        bad = _plain(values[~values.isin((0.0, 1.0))].iloc[0])
-        raise ValueError(f"`{parameter}`: column {column!r} must be binary (0/1), found value {bad!r}")
-    labels = pd.unique(values)
-    if len(labels) > 2:
-        raise ValueError(
-            f"`{parameter}`: column {column!r} must be binary, found {len(labels)} distinct values, "
-            f"e.g. {sorted(map(str, labels))[:5]}"
-        )
-    allowed = {0, 1, favorable}
-    for label in labels:
-        if label not in allowed:
-            raise ValueError(
-                f"`{parameter}`: column {column!r} has value {_plain(label)!r}; expected 0/1 labels "
-                f"(favorable={favorable!r})"
-            )
-    return (values == favorable).to_numpy()
-
-
-def _counts_iv(
-    data: object,
-    y_true: str,
-    y_pred: str,
-    y_score: str | None,
-    group: str,
-    fold: str | None,
-    by: Sequence[str],
-    favorable: object,
-) -> tuple[pd.DataFrame, list[str]]:
-    if by is None:
-        by = ()
-    elif isinstance(by, str):
-        by = (by,)
-    if not isinstance(by, Sequence) or not all(isinstance(b, str) for b in by):
-        raise TypeError(f"`by` must be a sequence of column names (possibly empty), got {by!r}")
-    for name, value in (("y_true", y_true), ("y_pred", y_pred), ("group", group)):
-        if not isinstance(value, str):
-            raise TypeError(f"`{name}` must be a column name (str), got {value!r}")
-    if fold is not None and not isinstance(fold, str):
-        raise TypeError(f"`fold` must be a column name (str) or None, got {fold!r}")
-    if y_score is not None and not isinstance(y_score, str):
-        raise TypeError(f"`y_score` must be a column name (str) or None, got {y_score!r}")
-    if favorable not in (0, 1):
-        raise ValueError(
-            f"`favorable` must be 0 or 1 (the label of the favourable outcome), got {favorable!r}"
-        )
-    strata = [*by, *([fold] if fold is not None else [])]
-    if group in strata:
-        raise ValueError(f"`group` column {group!r} is also a stratum column (`by`/`fold`)")
-    if len(set(strata)) != len(strata):
-        raise ValueError(f"stratum columns repeat: {strata!r}")
-    columns = [*strata, group, y_true, y_pred, *([y_score] if y_score is not None else [])]
-    # a pandas frame as it is; any other engine's frame (polars, pyarrow, DuckDB, Spark) or Counts counted
-    data, weight = as_rows(data, columns, where="`data`")
-    data = checked_frame(data, columns, where="data").frame
-    if y_score is not None:
-        score = data[y_score]
-        if not pd.api.types.is_numeric_dtype(score):
-            raise TypeError(f"`y_score`: column {y_score!r} must be numeric, got dtype {score.dtype}")
-        out = (score < 0) | (score > 1)
-        if out.any():
-            raise ValueError(
-                f"`y_score`: column {y_score!r} must lie in [0, 1], found {_plain(score[out].iloc[0])!r} "
-                f"at row {_plain(score.index[out.to_numpy()][0])!r}"
-            )
-    return data, strata, weight
 
 
 def _cell_counts(
@@ -173,8 +66,8 @@ def _cell_counts(
     (column 0: y = favorable, column 1: y ≠ favorable) or None. ``weight`` (counted input: people per row)
     weights every row; counts stay exact integers (float64 holds them exactly below 2**53).
     """
-    true_fav = _binary_iv(data, y_true, favorable, "y_true")
-    pred_fav = _binary_iv(data, y_pred, favorable, "y_pred")
+    true_fav = binary_labels_iv(data, y_true, favorable, "y_true")
+    pred_fav = binary_labels_iv(data, y_pred, favorable, "y_pred")
 
     # stratum code: one integer per observed combination of the stratum columns, in sorted order
     if strata:
@@ -279,7 +172,7 @@ def confusion_counts(
     >>> counts[["race", "tp", "fp", "fn", "tn"]].to_numpy().tolist()
     [['B', 0, 0, 1, 1], ['W', 1, 1, 0, 0]]
     """
-    data, strata, weight = _counts_iv(data, y_true, y_pred, None, group, fold, by, favorable)
+    data, strata, weight = decision_rows_iv(data, y_true, y_pred, None, group, fold, by, favorable)
     keys, counts, _ = _cell_counts(
         data, y_true=y_true, y_pred=y_pred, y_score=None, group=group, strata=strata, favorable=favorable,
         weight=weight,
@@ -392,7 +285,7 @@ def group_metrics(
     """
     if form not in ("long", "wide"):
         raise ValueError(f"`form` must be 'long' or 'wide', got {form!r}")
-    data, strata, weight = _counts_iv(data, y_true, y_pred, y_score, group, fold, by, favorable)
+    data, strata, weight = decision_rows_iv(data, y_true, y_pred, y_score, group, fold, by, favorable)
     keys, counts, sums = _cell_counts(
         data, y_true=y_true, y_pred=y_pred, y_score=y_score, group=group, strata=strata, favorable=favorable,
         weight=weight,

@@ -287,10 +287,7 @@ class FairnessMonitor:
                 )
             if metric != "ppr" and y_true is None:
                 raise ValueError(f"`metrics`: {metric!r} needs `y_true` (the outcomes column)")
-        if margin is not None and (
-            isinstance(margin, bool) or not isinstance(margin, numbers.Real) or not 0 < float(margin) < 1
-        ):
-            raise ValueError(f"`margin` must be a number strictly between 0 and 1 or None, got {margin!r}")
+        level_iv(margin, "margin", none=True)
         self.group, self.y_pred, self.y_true = group, y_pred, y_true
         self.metrics = tuple(dict.fromkeys(metrics))
         self.alpha = level_iv(alpha, "alpha")

@@ -21,18 +21,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._result import Result
-from fairstats._validation import level_iv
+from fairstats._validation import alternative_iv, level_iv
 from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import UndefinedTestWarning
-from fairstats.ttests import ALTERNATIVES
 
-__all__ = ["OrdinalAssociationResult", "linear_by_linear_test", "ordinal_shift_tests"]
+__all__ = ["LinearByLinearResult", "linear_by_linear_test", "ordinal_shift_tests"]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
 
 
 @dataclass(frozen=True)
-class OrdinalAssociationResult(Result):
+class LinearByLinearResult(Result):
     r"""The linear-by-linear association test of one table.
 
     Attributes
@@ -84,7 +88,7 @@ def linear_by_linear_test(
     row_scores: Sequence[float] | None = None,
     col_scores: Sequence[float] | None = None,
     alternative: str = "two-sided",
-) -> OrdinalAssociationResult:
+) -> LinearByLinearResult:
     r"""Linear-by-linear association test of an r × c table with ordered (scored) rows and columns.
 
     Parameters
@@ -99,7 +103,7 @@ def linear_by_linear_test(
 
     Returns
     -------
-    OrdinalAssociationResult
+    LinearByLinearResult
 
     Raises
     ------
@@ -141,8 +145,7 @@ def linear_by_linear_test(
     """
     from statsmodels.stats.contingency_tables import Table
 
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    alternative_iv(alternative)
     table = np.asarray(observed, dtype=float)
     if table.ndim != 2 or min(table.shape) < 2:
         raise ValueError(f"`observed` must be a 2-D table of at least 2 x 2, got shape {table.shape}")
@@ -158,7 +161,7 @@ def linear_by_linear_test(
         reason = "all people have the same row score or the same column score: no association to test"
         warnings.warn(UndefinedTestWarning(f"linear-by-linear test undefined: {reason}"), stacklevel=2)
         nan = float("nan")
-        return OrdinalAssociationResult(
+        return LinearByLinearResult(
             nan, nan, nan, 1, nan, int(n), alternative, tuple(u), tuple(v), reason
         )
     res = Table(table, shift_zeros=False).test_ordinal_association(row_scores=u, col_scores=v)
@@ -167,7 +170,7 @@ def linear_by_linear_test(
         p = float(2 * stats.norm.sf(abs(z)))
     else:
         p = float(stats.norm.sf(z) if alternative == "greater" else stats.norm.cdf(z))
-    return OrdinalAssociationResult(
+    return LinearByLinearResult(
         statistic=z**2,
         zscore=z,
         pvalue=p,

@@ -17,10 +17,11 @@ from scipy import stats
 
 from fairstats._proportions import STATSMODELS_ERRORS, diff_score_interval, score_test_or_reason, score_tests
 from fairstats._result import Result
+from fairstats._rows import METRIC_COEFFICIENTS, SCORE_METRICS, TwoGroupRows, two_group_rows
 from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
-from fairstats._validation import as_list, level_iv
+from fairstats._validation import ALTERNATIVES, as_list, level_iv
 from fairstats._warnings import UndefinedTestWarning
-from fairstats.bootstrap import _COEF, DisparityBootstrapResult, _bootstrap_disparity
+from fairstats.bootstrap import BootstrapDisparityResult, bootstrap_disparity_rows
 from fairstats.equivalence import (
     DEFAULT_MARGIN,
     RATE_EQUIVALENCE_COLUMNS,
@@ -28,9 +29,7 @@ from fairstats.equivalence import (
     rate_equivalence_many,
     welch_equivalence,
 )
-from fairstats.groups import _SCORE_METRICS, _prepare_iv, _Prepared
 from fairstats.power import DEFAULT_POWER
-from fairstats.ttests import ALTERNATIVES
 
 __all__ = ["OUTCOME_TESTS", "OutcomeTestsResult", "UndefinedTestWarning", "outcome_tests"]
 
@@ -52,7 +51,7 @@ OUTCOME_TESTS: dict[str, tuple[str, ...]] = {
 # Proportions tested by the two-sample score test: (numerator, denominator) over the cells. The FN/FP ratio is
 # equal in two groups exactly when the share of false negatives among the errors, FN / (FN + FP), is.
 _TESTED_PROPORTION: dict[str, tuple[tuple[int, int, int, int], tuple[int, int, int, int]]] = {
-    **{m: _COEF[m] for m in ("ppr", "tpr", "fpr", "fnr", "tnr", "ppv", "npv", "accuracy")},
+    **{m: METRIC_COEFFICIENTS[m] for m in ("ppr", "tpr", "fpr", "fnr", "tnr", "ppv", "npv", "accuracy")},
     "fn_fp_ratio": ((0, 0, 1, 0), (0, 1, 1, 0)),
 }
 # The bootstrap's columns in each row.
@@ -76,14 +75,14 @@ class OutcomeTestsResult(Result):
         Bonferroni; ``significant = pvalue < alpha``; ``reason`` says why a test is undefined, ""
         otherwise; the equivalence columns are those of
         :class:`fairstats.equivalence.EquivalenceResult` at ``alpha``).
-    bootstrap : DisparityBootstrapResult
+    bootstrap : BootstrapDisparityResult
         The intervals' bootstrap (one per metric).
     alpha : float
         Family level of each definition.
     """
 
     table: pd.DataFrame
-    bootstrap: DisparityBootstrapResult
+    bootstrap: BootstrapDisparityResult
     alpha: float
 
     _table = "table"
@@ -204,7 +203,7 @@ def outcome_tests(
     """
     if tests is None:
         tests = [
-            t for t in OUTCOME_TESTS if y_score is not None or not set(OUTCOME_TESTS[t]) & set(_SCORE_METRICS)
+            t for t in OUTCOME_TESTS if y_score is not None or not set(OUTCOME_TESTS[t]) & set(SCORE_METRICS)
         ]
     else:
         tests = as_list(tests, name="tests")
@@ -220,7 +219,7 @@ def outcome_tests(
     alternatives = _alternatives_iv(alternative, needed)
     # validated once here (or counted, for Counts and other engines' frames); the bootstrap takes the prepared
     # rows and the two groups found
-    prep = _prepare_iv(data, group, y_true, y_pred, y_score, groups, needed, favorable)
+    prep = two_group_rows(data, group, y_true, y_pred, y_score, groups, needed, favorable)
     rows, boot = _outcome_rows(
         prep,
         tests,
@@ -240,20 +239,21 @@ def outcome_tests(
 
 
 def _outcome_rows(
-    prep: _Prepared,
+    prep: TwoGroupRows,
     tests: Sequence[str],
     alternatives: Mapping[str, str],
     *,
     rng: int | np.random.Generator | None,
     **options,
-) -> tuple[list[dict], DisparityBootstrapResult]:
-    """:func:`outcome_tests` on validated data (``_prepare_iv`` with the metrics of ``tests``, and the options
-    checked): the table's rows and the bootstrap (:func:`_outcome_rows_many` of one comparison)."""
-    return _outcome_rows_many([prep], [rng], tests, alternatives, **options)[0]
+) -> tuple[list[dict], BootstrapDisparityResult]:
+    """:func:`outcome_tests` on validated data (:func:`fairstats._rows.two_group_rows` with the metrics of
+    ``tests``, and the options checked): the table's rows and the bootstrap (:func:`outcome_rows_many` of one
+    comparison)."""
+    return outcome_rows_many([prep], [rng], tests, alternatives, **options)[0]
 
 
-def _outcome_rows_many(
-    preps: Sequence[_Prepared],
+def outcome_rows_many(
+    preps: Sequence[TwoGroupRows],
     rngs: Sequence[int | np.random.Generator | None],
     tests: Sequence[str],
     alternatives: Mapping[str, str],
@@ -268,7 +268,7 @@ def _outcome_rows_many(
     margin_ratio: float | None,
     power: float,
     progress: Callable[[], object] | None = None,
-) -> list[tuple[list[dict], DisparityBootstrapResult]]:
+) -> list[tuple[list[dict], BootstrapDisparityResult]]:
     """:func:`outcome_tests`' rows and bootstrap for many comparisons (``preps[i]`` the validated two-group
     rows of comparison ``i``, bootstrapped with ``rngs[i]``): each comparison's bootstrap on its own stream,
     then the score tests, the TOSTs, their intervals and the minimum detectable differences of all the
@@ -278,7 +278,7 @@ def _outcome_rows_many(
     swapped in). ``progress`` is called after each comparison's bootstrap."""
     boots, per_metric = [], []
     for prep, rng in zip(preps, rngs, strict=True):
-        boot = _bootstrap_disparity(
+        boot = bootstrap_disparity_rows(
             prep,
             favorable=favorable,
             n_resamples=n_resamples,
@@ -347,7 +347,7 @@ def _outcome_rows_many(
 
 
 def _comparison_metrics(
-    prep: _Prepared, boot: DisparityBootstrapResult, alternatives, confidence_level: float
+    prep: TwoGroupRows, boot: BootstrapDisparityResult, alternatives, confidence_level: float
 ) -> dict[str, dict]:
     """One comparison's counts per metric, the rates' score intervals and small-group rules
     (:mod:`fairstats._small`) and, for the mean scores, Welch's t (the rates' score tests are
@@ -359,7 +359,7 @@ def _comparison_metrics(
     out = {}
     for m in prep.metrics:
         alt = alternatives[m]
-        if m in _SCORE_METRICS:
+        if m in SCORE_METRICS:
             true_fav = np.isin(prep.cell, (0, 2))
             cls = true_fav if m == "mean_score_pos" else ~true_fav
             xa, xb = prep.score[prep.mask_a & cls], prep.score[prep.mask_b & cls]
@@ -435,7 +435,7 @@ def _rate_tests(per_metric: list[dict[str, dict]]) -> None:
     """The score test of every comparison's rates with both denominators positive, at once per alternative
     (:func:`fairstats._proportions.score_tests`); entries updated in place."""
     todo = [(e, _SM_ALTERNATIVE[e["alternative"]]) for metrics in per_metric for m, e in metrics.items()
-            if m not in _SCORE_METRICS and not e["reason"]]  # fmt: skip
+            if m not in SCORE_METRICS and not e["reason"]]  # fmt: skip
     for alt in dict.fromkeys(a for _, a in todo):
         entries = [e for e, a in todo if a == alt]
         four = [[e[k] for e in entries] for k in ("count_a", "nobs_a", "count_b", "nobs_b")]
@@ -461,7 +461,7 @@ def _equivalences(per_metric, tests, *, alpha, margin, margin_ratio, power) -> d
             level = alpha / len(OUTCOME_TESTS[t])
             for m in OUTCOME_TESTS[t]:
                 e = metrics[m]
-                if m in _SCORE_METRICS:
+                if m in SCORE_METRICS:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # an undefined test is reported by its row
                         eq = welch_equivalence(*e["data"], margin=margin, alpha=level, power=power,

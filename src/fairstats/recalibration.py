@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._score_input import ScoreCounts, reference_iv, score_counts_iv
@@ -38,7 +39,12 @@ from fairstats._validation import level_iv
 from fairstats.multiplicity import three_way_verdicts
 from fairstats.outcomes import UndefinedTestWarning
 
-__all__ = ["RecalibrationResult", "calibration_curves", "recalibration_tests"]
+__all__ = ["RecalibrationTestsResult", "calibration_curves", "recalibration_tests"]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: Quantiles of the scores at which the ICI's spline has its knots (Harrell's positions for 4 knots,
 #: *Regression Modeling Strategies*, 2nd ed., 2015, Table 2.3).
@@ -46,7 +52,7 @@ ICI_KNOTS = (0.05, 0.35, 0.65, 0.95)
 
 
 @dataclass(frozen=True, eq=False)
-class RecalibrationResult(Result):
+class RecalibrationTestsResult(Result):
     """Logistic recalibration and ICI per group; likelihood-ratio tests of equal recalibration.
 
     Attributes
@@ -239,7 +245,7 @@ def recalibration_tests(
     confidence_level: float = 0.95,
     n_resamples: int = 999,
     rng: int | np.random.Generator | None = None,
-) -> RecalibrationResult:
+) -> RecalibrationTestsResult:
     r"""Calibration per group by logistic recalibration and the ICI, and LR tests of equal calibration.
 
     Parameters
@@ -260,7 +266,7 @@ def recalibration_tests(
 
     Returns
     -------
-    RecalibrationResult
+    RecalibrationTestsResult
 
     Raises
     ------
@@ -387,7 +393,7 @@ def recalibration_tests(
     table = three_way_verdicts(pd.DataFrame(comparisons), alpha=alpha, reason="reason")
     table = table.rename(columns={"pvalue_holm_difference": "pvalue_adj"})
     table = table.drop(columns=["equivalence_pvalue", "pvalue_holm_equivalence"])
-    return RecalibrationResult(groups, table, overall, ref, alpha, confidence_level, n_resamples)
+    return RecalibrationTestsResult(groups, table, overall, ref, alpha, confidence_level, n_resamples)
 
 
 def _curve(pos, neg, score, basis, xs):

@@ -19,16 +19,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairstats._deprecation import attribute
 from fairstats._result import Result
-from fairstats._score_input import reference_iv, score_counts_iv
+from fairstats._score_input import delong, reference_iv, score_counts_iv, score_options_iv, score_verdicts
 from fairstats._small import MIN_NORMAL, size_reason
-from fairstats.discrimination import _delong, _tests_options_iv, _verdicts
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
 from fairstats.ttests import KS_ALTERNATIVE
 
-__all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionResult", "score_distribution_tests"]
+__all__ = ["SCORE_DISTRIBUTION_TESTS", "ScoreDistributionTestsResult", "score_distribution_tests"]
+
+
+def __getattr__(name: str) -> object:
+    return attribute(__name__, name)  # a result class renamed after its function (issue 38): warn, name it
+
 
 #: The tests run per outcome class and comparison, as the ``metric`` of their row.
 SCORE_DISTRIBUTION_TESTS = ("ks", "mann_whitney", "mean_score")
@@ -40,7 +45,7 @@ EXPAND_LIMIT = 10_000
 
 
 @dataclass(frozen=True, eq=False)
-class ScoreDistributionResult(Result):
+class ScoreDistributionTestsResult(Result):
     """Two-sample tests of the scores of each group against the reference's, per outcome class.
 
     Attributes
@@ -103,7 +108,7 @@ def _mann_whitney(sa, ca, sb, cb, alternative) -> tuple[float, float]:
     grid = np.union1d(sa, sb)
     wa = np.bincount(np.searchsorted(grid, sa), weights=ca, minlength=grid.size)
     wb = np.bincount(np.searchsorted(grid, sb), weights=cb, minlength=grid.size)
-    auc, _ = _delong(wa, wb)
+    auc, _ = delong(wa, wb)
     u = auc * na * nb
     n = na + nb
     t = wa + wb
@@ -139,7 +144,7 @@ def score_distribution_tests(
     confidence_level: float = 0.95,
     margin: float = DEFAULT_MARGIN,
     power: float = DEFAULT_POWER,
-) -> ScoreDistributionResult:
+) -> ScoreDistributionTestsResult:
     r"""KS, Mann–Whitney and Welch tests of each group's scores against the reference's, per outcome class.
 
     Parameters
@@ -160,7 +165,7 @@ def score_distribution_tests(
 
     Returns
     -------
-    ScoreDistributionResult
+    ScoreDistributionTestsResult
 
     Warns
     -----
@@ -204,7 +209,7 @@ def score_distribution_tests(
     >>> r.table[["outcome", "metric", "estimate"]].to_numpy().tolist()
     [['positive', 'ks', 0.0], ['negative', 'ks', 0.0]]
     """
-    alpha, confidence_level, margin, power = _tests_options_iv(alpha, confidence_level, margin, power,
+    alpha, confidence_level, margin, power = score_options_iv(alpha, confidence_level, margin, power,
                                                                alternative)
     if tests is None:
         tests = SCORE_DISTRIBUTION_TESTS
@@ -237,8 +242,8 @@ def score_distribution_tests(
                         stacklevel=2)
                 rows.append({"grouping": counted.grouping, "group": g, "reference": ref, "outcome": outcome,
                              "metric": metric, **row, "n": na, "n_reference": nb})
-    table = _verdicts(pd.DataFrame(rows), alpha)
-    return ScoreDistributionResult(table, ref, alpha, confidence_level, margin)
+    table = score_verdicts(pd.DataFrame(rows), alpha)
+    return ScoreDistributionTestsResult(table, ref, alpha, confidence_level, margin)
 
 
 def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, alpha, power, names) -> dict:
@@ -264,7 +269,7 @@ def _one(metric, sa, ca, sb, cb, alternative, confidence_level, z_ci, margin, al
             grid = np.union1d(sa, sb)
             wa = np.bincount(np.searchsorted(grid, sa), weights=ca, minlength=grid.size)
             wb = np.bincount(np.searchsorted(grid, sb), weights=cb, minlength=grid.size)
-            auc, var = _delong(wa, wb)
+            auc, var = delong(wa, wb)
             u, p = _mann_whitney(sa, ca, sb, cb, alternative)
             se = float(np.sqrt(var))
             out.update(estimate=auc, statistic=u, pvalue=p, ci_low=auc - z_ci * se, ci_high=auc + z_ci * se)

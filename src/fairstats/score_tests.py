@@ -21,8 +21,8 @@ from fairstats._validation import level_iv
 from fairstats.discrimination import AUCTestsResult, auc_tests
 from fairstats.equivalence import DEFAULT_MARGIN
 from fairstats.multiplicity import three_way_verdicts
-from fairstats.recalibration import RecalibrationResult, recalibration_tests
-from fairstats.score_distributions import ScoreDistributionResult, score_distribution_tests
+from fairstats.recalibration import RecalibrationTestsResult, recalibration_tests
+from fairstats.score_distributions import ScoreDistributionTestsResult, score_distribution_tests
 
 __all__ = ["SCORE_TEST_COLUMNS", "ScoreTestsResult", "score_tests"]
 
@@ -48,8 +48,8 @@ class ScoreTestsResult(Result):
         ``pvalue_adj`` is Holm's over the whole table, ``verdict`` the three-way verdict
         (:func:`fairstats.three_way_verdicts`) over it.
     auc : AUCTestsResult
-    distributions : ScoreDistributionResult
-    recalibration : RecalibrationResult or None
+    distributions : ScoreDistributionTestsResult
+    recalibration : RecalibrationTestsResult or None
         None when the scores are not all in [0, 1].
     reference : str
     alpha : float
@@ -57,8 +57,8 @@ class ScoreTestsResult(Result):
 
     table: pd.DataFrame
     auc: AUCTestsResult
-    distributions: ScoreDistributionResult
-    recalibration: RecalibrationResult | None
+    distributions: ScoreDistributionTestsResult
+    recalibration: RecalibrationTestsResult | None
     reference: str
     alpha: float
 

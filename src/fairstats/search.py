@@ -30,11 +30,12 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from fairstats._deprecation import renamed_keywords
 from fairstats._resampling import fixed_margin_tables, max_t_pvalues, n_resamples_iv, rng_iv
 from fairstats._result import Result
-from fairstats._validation import checked_frame
+from fairstats._rows import CELLS, METRIC_DEFINITIONS, binary_labels_iv
+from fairstats._validation import checked_frame, level_iv
 from fairstats.counts import as_rows
-from fairstats.metrics import CELLS, METRIC_DEFINITIONS, _binary_iv
 from fairstats.outcomes import UndefinedTestWarning
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn (fairstats[audit])
@@ -99,8 +100,8 @@ class SubgroupSearchResult(Result):
         over the whole search, ``verdict``), then ``rate_subgroup``, ``rate_rest``, ``n_rest``,
         ``denominator_subgroup``, ``denominator_rest``, ``depth``, ``note`` (why a row is undefined) and
         ``tp, fp, fn, tn`` (the subgroup's cells).
-    attributes : tuple of str
-        The columns searched.
+    group : tuple of str
+        The columns searched (``attributes`` before fairstats 0.3: a deprecated alias until 0.4).
     metrics : tuple of str
         The metrics compared.
     max_depth, min_size : int
@@ -122,7 +123,7 @@ class SubgroupSearchResult(Result):
     """
 
     table: pd.DataFrame
-    attributes: tuple[str, ...]
+    group: tuple[str, ...]
     metrics: tuple[str, ...]
     max_depth: int
     min_size: int
@@ -135,6 +136,17 @@ class SubgroupSearchResult(Result):
     favorable: object = 1
 
     _omit = ("table",)
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """Deprecated alias of :attr:`group` (until fairstats 0.4)."""
+        warnings.warn(
+            "`attributes` of fairstats.SubgroupSearchResult is deprecated since fairstats 0.3 and goes in "
+            "0.4: use `group`",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.group
 
     def to_frame(self) -> pd.DataFrame:
         """The tidy table: :data:`SEARCH_COLUMNS` only, a copy."""
@@ -240,16 +252,16 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
         or not attributes
         or not all(isinstance(a, str) for a in attributes)
     ):
-        raise TypeError(f"`attributes` must be a non-empty list of column names, got {attributes!r}")
+        raise TypeError(f"`group` must be a non-empty list of column names, got {attributes!r}")
     attributes = list(attributes)
     dup = next((a for i, a in enumerate(attributes) if a in attributes[:i]), None)
     if dup is not None:
-        raise ValueError(f"`attributes`: column {dup!r} is given twice")
+        raise ValueError(f"`group`: column {dup!r} is given twice")
     for name, value in (("y_true", y_true), ("y_pred", y_pred)):
         if not isinstance(value, str):
             raise TypeError(f"`{name}` must be a column name (str), got {value!r}")
         if value in attributes:
-            raise ValueError(f"`{name}` column {value!r} is also an attribute searched over")
+            raise ValueError(f"`{name}` column {value!r} is also a `group` column searched over")
     if isinstance(metrics, str):
         metrics = [metrics]
     metrics = list(dict.fromkeys(metrics))
@@ -261,9 +273,7 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
     max_depth = _integer_iv(max_depth, "max_depth", 1, 3)
     min_size = _integer_iv(min_size, "min_size", 1)
     n_resamples = n_resamples_iv(n_resamples)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
-    return attributes, metrics, max_depth, min_size, n_resamples, float(alpha)
+    return attributes, metrics, max_depth, min_size, n_resamples, level_iv(alpha, "alpha")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -273,8 +283,8 @@ def _search_iv(attributes, y_true, y_pred, metrics, max_depth, min_size, n_resam
 
 def _tuple_cells(frame: pd.DataFrame, weight, attributes, y_true, y_pred, favorable):
     """Attribute tuples (codes, value labels) and their cell counts, shape (n_tuples, 4) in CELLS order."""
-    true_fav = _binary_iv(frame, y_true, favorable, "y_true")
-    pred_fav = _binary_iv(frame, y_pred, favorable, "y_pred")
+    true_fav = binary_labels_iv(frame, y_true, favorable, "y_true")
+    pred_fav = binary_labels_iv(frame, y_pred, favorable, "y_pred")
     cell = np.where(pred_fav, np.where(true_fav, 0, 1), np.where(true_fav, 2, 3))  # tp, fp, fn, tn
     codes, labels = [], []
     for column in attributes:
@@ -354,10 +364,11 @@ def _z(sub: np.ndarray, totals: np.ndarray, metrics: Sequence[str]) -> tuple[np.
 # --------------------------------------------------------------------------------------------------------
 
 
+@renamed_keywords(attributes="group")
 def subgroup_search(
     data: object,
     *,
-    attributes: str | Sequence[str],
+    group: str | Sequence[str],
     y_true: str,
     y_pred: str,
     metrics: str | Sequence[str] = ("fpr", "fnr", "ppr"),
@@ -374,8 +385,9 @@ def subgroup_search(
     ----------
     data : pandas.DataFrame, fairstats.Counts or another engine's frame
         One row per person (or counts; see :class:`fairstats.Counts`).
-    attributes : str or list of str, keyword-only
-        Columns whose values define the subgroups (values are compared as they are and shown as text).
+    group : str or list of str, keyword-only
+        Columns whose values define the subgroups (values are compared as they are and shown as text); was
+        ``attributes`` (still accepted until fairstats 0.4, with a ``DeprecationWarning``).
     y_true, y_pred : str, keyword-only
         Columns of the true and the predicted label (binary).
     metrics : str or list of str, keyword-only
@@ -454,12 +466,12 @@ def subgroup_search(
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame({"a": rng.choice(["x", "y"], 400), "b": rng.choice(["u", "v"], 400),
     ...                    "y": rng.integers(0, 2, 400), "p": rng.integers(0, 2, 400)})
-    >>> res = subgroup_search(df, attributes=["a", "b"], y_true="y", y_pred="p", n_resamples=99, rng=1)
+    >>> res = subgroup_search(df, group=["a", "b"], y_true="y", y_pred="p", n_resamples=99, rng=1)
     >>> list(res.to_frame().columns)
     ['subgroup', 'n', 'metric', 'estimate', 'statistic', 'pvalue', 'pvalue_adjusted', 'verdict']
     """
     attributes, metrics, max_depth, min_size, n_resamples, alpha = _search_iv(
-        attributes, y_true, y_pred, metrics, max_depth, min_size, n_resamples, alpha
+        group, y_true, y_pred, metrics, max_depth, min_size, n_resamples, alpha
     )
     generator = rng_iv(rng)
     if favorable not in (0, 1):
@@ -545,7 +557,7 @@ def subgroup_search(
         )
     return SubgroupSearchResult(
         table=out,
-        attributes=tuple(attributes),
+        group=tuple(attributes),
         metrics=tuple(metrics),
         max_depth=max_depth,
         min_size=min_size,

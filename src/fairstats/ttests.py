@@ -24,11 +24,10 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from fairstats._result import Result
+from fairstats._validation import ALTERNATIVES, fold_pairs_iv
 
 __all__ = ["ALTERNATIVES", "FOLD_TESTS", "KS_ALTERNATIVE", "FoldTTestResult", "fold_ttest"]
 
-#: Accepted values of ``alternative`` (scipy's vocabulary; the hypothesis is about mean(a) - mean(b)).
-ALTERNATIVES = ("two-sided", "less", "greater")
 #: Our ``alternative`` (about the values: ``"greater"``, the first sample's values tend to be larger) as
 #: ``scipy.stats.ks_2samp`` names it (about the distribution functions: its ``"greater"`` is
 #: :math:`F_1 > F_2` somewhere, i.e. the first sample's values tend to be *smaller*).
@@ -127,64 +126,6 @@ class FoldTTestResult(Result):
         return pd.DataFrame(rows)
 
 
-def _as_fold_values(values: object, *, name: str) -> np.ndarray:
-    if isinstance(values, str | bytes):
-        raise TypeError(f"`{name}` must be a 1-D array of numbers (one per fold), got a string {values!r}")
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"`{name}` must be a 1-D array of numbers (one per fold); could not convert {values!r} to float"
-        ) from None
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D (one value per fold), got shape {arr.shape}")
-    inf = np.flatnonzero(np.isinf(arr))
-    if inf.size:
-        raise ValueError(
-            f"`{name}` has an infinite value {float(arr[inf[0]])} at fold {int(inf[0])}; "
-            "an undefined per-fold value must be NaN"
-        )
-    return arr
-
-
-def _fold_ttest_iv(a, b, alternative, alpha, test_train_ratio):
-    a = _as_fold_values(a, name="a")
-    b = _as_fold_values(b, name="b")
-    if a.shape != b.shape:
-        raise ValueError(
-            f"`a` and `b` must be aligned by fold (same length), got {a.shape[0]} and {b.shape[0]} values"
-        )
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"`alternative` must be one of {list(ALTERNATIVES)}, got {alternative!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.floating) or not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
-    k = a.shape[0]
-    if test_train_ratio is None:
-        if k < 2:
-            raise ValueError(f"`a` and `b` need at least 2 folds, got {k}")
-        test_train_ratio = 1.0 / (k - 1)
-    elif (
-        isinstance(test_train_ratio, bool)
-        or not isinstance(test_train_ratio, int | float | np.floating)
-        or not np.isfinite(test_train_ratio)
-        or test_train_ratio <= 0
-    ):
-        raise ValueError(
-            f"`test_train_ratio` must be a positive finite number or None, got {test_train_ratio!r}"
-        )
-    a_ok, b_ok = ~np.isnan(a), ~np.isnan(b)
-    pair_ok = a_ok & b_ok
-    for label, count in (
-        ("`a` has", int(a_ok.sum())),
-        ("`b` has", int(b_ok.sum())),
-        ("`a` and `b` have", int(pair_ok.sum())),
-    ):
-        if count < 2:
-            what = "folds where both are non-NaN" if label.endswith("have") else "non-NaN fold values"
-            raise ValueError(f"{label} {count} {what} of {k}; every t-test needs at least 2")
-    return a, b, a_ok, b_ok, pair_ok, float(test_train_ratio)
-
-
 def _t_pvalue(statistic: float, df: float, alternative: str) -> float:
     """p-value of a Student t statistic for ``alternative`` (NaN statistic -> NaN p-value)."""
     if np.isnan(statistic):
@@ -272,7 +213,7 @@ def fold_ttest(
     >>> res.n_pairs, res.df_paired, res.significant_corrected
     (4, 3.0, False)
     """
-    a, b, a_ok, b_ok, pair_ok, ratio = _fold_ttest_iv(a, b, alternative, alpha, test_train_ratio)
+    a, b, a_ok, b_ok, pair_ok, ratio = fold_pairs_iv(a, b, alternative, alpha, test_train_ratio)
     k = a.shape[0]
     xa, xb = a[a_ok], b[b_ok]
     n_a, n_b = xa.size, xb.size

@@ -14,12 +14,13 @@ from compendium.paper_b.authors import authors_battery
 from compendium.paper_b.battery import battery_tables, run_battery
 from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, BATTERY_COLUMNS, EXTRA_COLUMNS, align_battery
 from compendium.paper_b.battery_pvr import fold_agreement, published_vs_reproduced_rerun
+from compendium.paper_b.calibration import calibration_test, well_calibration_test
 from compendium.publish.published import PVR_PIECE_COLUMNS
-from fairstats.calibration import calibration_independence_test, calibration_test, well_calibration_test
+from fairstats.calibration import calibration_independence_test
 from fairstats.mcnemar import mcnemar_midp
 
 pytestmark = pytest.mark.filterwarnings(
-    "ignore::fairstats.calibration.EmptyBinWarning",
+    "ignore::compendium.paper_b.calibration.EmptyBinWarning",
     "ignore::fairstats.calibration.SmallExpectedCountWarning",
     "ignore::fairstats.awareness.SingularCovarianceWarning",
 )

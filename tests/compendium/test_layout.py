@@ -39,10 +39,10 @@ def _imported_packages(source: str) -> set[str]:
     return found
 
 
-def test_the_top_level_holds_the_packages_and_the_shared_checks_only():
+def test_the_top_level_holds_the_packages_and_the_shared_checks_and_writer_only():
     modules = {p.stem for p in COMPENDIUM.glob("*.py")}
     packages = {p.parent.name for p in COMPENDIUM.glob("*/__init__.py")}
-    assert modules == {"__init__", "_checks"}, sorted(modules)
+    assert modules == {"__init__", "_checks", "_files"}, sorted(modules)
     assert packages == PACKAGES, sorted(packages)
 
 

@@ -43,7 +43,7 @@ from compendium.paper_b.printed_layout import (
     source_summary,
     t_by_hand,
 )
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 RESULTS = ROOT / "results" / "default" / "nij"
 AP_TABLES = RESULTS / "authors_procedure" / "tables"

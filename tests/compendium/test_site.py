@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.reporting import write_table
 from compendium.publish.site import (
     build_site,
     figure_caption,
@@ -13,7 +14,6 @@ from compendium.publish.site import (
     published_vs_reproduced_html,
     stage_title,
 )
-from fairstats.reporting import write_table
 
 
 def _pvr():

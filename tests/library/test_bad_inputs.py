@@ -62,7 +62,7 @@ def _gm(data, **kw):
 
 def _cal(y_true=Y, y_score=SCORE, group=GROUP, **kw):
     kw = {"protected": "BLACK", "unprotected": "WHITE", **kw}
-    return calibration.calibration_test(y_true, y_score, group, **kw)
+    return calibration.calibration_independence_test(y_true, y_score, group, **kw)
 
 
 LIBRARY: list[tuple[str, Any, type[Exception], str]] = [

@@ -10,7 +10,6 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from fairstats import (
-    SCORE_TEST_COLUMNS,
     Counts,
     UndefinedTestWarning,
     auc_delong,
@@ -19,6 +18,7 @@ from fairstats import (
     roc_curves,
     score_tests,
 )
+from fairstats.score_tests import SCORE_TEST_COLUMNS
 
 
 def binormal(rng, n, *, prevalence, shift, scale=1.0, group="a", decimals=None):
@@ -306,16 +306,16 @@ def test_pos_label_names_the_outcome_the_score_predicts():
 
 def _delong_size(n_pos, n_neg, reps, seed):
     """Rejection rate at 5 % of the z test of equal AUCs (binormal scores, AUC 0.75 in both groups): a group
-    of ``n_pos`` positives and ``n_neg`` negatives against 200 and 800, DeLong's variances (``_delong``, what
+    of ``n_pos`` positives and ``n_neg`` negatives against 200 and 800, DeLong's variances (``delong``, what
     ``auc_tests`` computes per group, here without the size rule that stops it below 20)."""
-    from fairstats.discrimination import _delong
+    from fairstats._score_input import delong
 
     rng = np.random.default_rng(seed)
 
     def auc_var(pos, neg):
         values, inverse = np.unique(np.r_[pos, neg], return_inverse=True)
-        return _delong(np.bincount(inverse[: pos.size], minlength=values.size).astype(float),
-                       np.bincount(inverse[pos.size:], minlength=values.size).astype(float))
+        return delong(np.bincount(inverse[: pos.size], minlength=values.size).astype(float),
+                      np.bincount(inverse[pos.size:], minlength=values.size).astype(float))
 
     hits = 0
     for _ in range(reps):

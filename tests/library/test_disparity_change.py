@@ -12,8 +12,6 @@ import pandas as pd
 import pytest
 
 from fairstats import (
-    CHANGE_VERDICTS,
-    DISPARITY_CHANGE_COLUMNS,
     Counts,
     DisparityChangeResult,
     UndefinedTestWarning,
@@ -21,6 +19,7 @@ from fairstats import (
     disparity_change_verdicts,
     fold_disparity_change,
 )
+from fairstats.disparity_change import CHANGE_VERDICTS, DISPARITY_CHANGE_COLUMNS
 
 KW = dict(group="g", y_true="y", y_pred="new", y_pred_baseline="old")
 

@@ -16,14 +16,13 @@ from statsmodels.stats.proportion import (
 )
 
 from fairstats import (
-    FOUR_FIFTHS_VERDICTS,
-    UNKNOWN_CATEGORY,
     Counts,
     ImpactRatioUndefinedWarning,
     impact_ratios,
 )
 from fairstats._best import best_intervals
 from fairstats._proportions import ratio_score_interval as _ratio_interval
+from fairstats.impact import FOUR_FIFTHS_VERDICTS, UNKNOWN_CATEGORY
 
 
 def _people(spec: dict, *, column: str = "g", seed: int = 0) -> pd.DataFrame:

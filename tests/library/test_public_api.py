@@ -2,15 +2,19 @@
 and the library never reaches into the compendium (src/compendium) or the workflow."""
 
 import ast
+import importlib
 import inspect
 import json
+import re
 import subprocess
 import sys
 import types
 
+import pytest
 from repo_paths import ROOT
 
 import fairstats
+from fairstats._deprecation import REMOVAL, REMOVED, RENAMED, RENAMED_KEYWORDS
 
 LIBRARY = ROOT / "src" / "fairstats"
 
@@ -83,3 +87,56 @@ def test_import_fairstats_loads_no_heavy_module():
     added = set(json.loads(res.stdout))
     assert not added & HEAVY, f"import fairstats loads {sorted(added & HEAVY)}"
     assert added <= ALLOWED_EXTRA, f"import fairstats loads {sorted(added - ALLOWED_EXTRA)} beyond the core"
+
+
+@pytest.mark.parametrize("qualified", sorted(REMOVED))
+def test_a_removed_name_says_where_it_went(qualified):
+    module, _, name = qualified.rpartition(".")
+    said = rf"^{re.escape(qualified)} was removed: .*compendium\.paper_b\.calibration.*"
+    with pytest.raises(AttributeError, match=said + r"fairstats\.calibration_independence_test$"):
+        getattr(importlib.import_module(module), name)
+    with pytest.raises(AttributeError, match=r"^module 'fairstats' has no attribute 'no_such_name'$"):
+        fairstats.no_such_name  # noqa: B018
+
+
+def _lookup(qualified: str) -> object:
+    module, _, name = qualified.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_a_renamed_name_works_for_one_release_and_warns_where_it_went(old):
+    new = RENAMED[old]
+    said = rf"^{re.escape(old)} is deprecated since fairstats 0\.3 and goes in {REMOVAL}: use "
+    said += re.escape(new) + "$"
+    with pytest.warns(DeprecationWarning, match=said) as caught:
+        value = _lookup(old)
+    assert value is _lookup(new)
+    assert caught[0].filename == __file__  # the warning points at the line that used the old name
+
+
+def test_from_import_of_a_renamed_name_warns_too():
+    with pytest.warns(DeprecationWarning, match="use fairstats.search.SEARCH_COLUMNS"):
+        from fairstats import SEARCH_COLUMNS  # noqa: F401
+    with pytest.warns(DeprecationWarning, match="use fairstats.ordinal.LinearByLinearResult"):
+        from fairstats.ordinal import OrdinalAssociationResult  # noqa: F401
+
+
+def test_the_new_names_are_public_and_the_old_ones_are_not():
+    for old, new in RENAMED.items():
+        module, _, name = new.rpartition(".")
+        if module == "fairstats":
+            assert name in fairstats.__all__, new
+        else:
+            assert name in importlib.import_module(module).__all__, new
+        assert old.rpartition(".")[2] not in vars(importlib.import_module(old.rpartition(".")[0])), old
+
+
+def test_a_renamed_keyword_is_out_of_the_signature_and_the_new_one_in():
+    assert RENAMED_KEYWORDS, "the decorator registers what it renames"
+    for where, renames in RENAMED_KEYWORDS.items():
+        func = _lookup(where)
+        parameters = inspect.signature(func).parameters
+        for old, new in renames.items():
+            assert new in parameters and old not in parameters, where
+        assert func.__name__ in fairstats.__all__ and getattr(fairstats, func.__name__) is func

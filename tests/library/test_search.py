@@ -29,7 +29,7 @@ def test_planted_subgroup_of_two_attributes_is_found_first():
     data = _people(rng, 3000, (3, 3, 3, 3), planted=lambda f: (f["A"] == "v1") & (f["C"] == "v2"), shift=0.35)
     res = subgroup_search(
         data,
-        attributes=list("ABCD"),
+        group=list("ABCD"),
         y_true="y",
         y_pred="p",
         metrics=["fpr", "fnr", "ppr"],
@@ -64,7 +64,7 @@ def test_family_wise_error_rate_under_the_null_and_the_unadjusted_minimum():
         data = _people(rng, 240, (3, 3, 2))
         res = subgroup_search(
             data,
-            attributes=["A", "B", "C"],
+            group=["A", "B", "C"],
             y_true="y",
             y_pred="p",
             max_depth=2,
@@ -122,7 +122,7 @@ def test_statistic_is_the_pooled_two_proportion_z():
     rng = np.random.default_rng(5)
     data = _people(rng, 500, (3, 2))
     res = subgroup_search(
-        data, attributes=["A", "B"], y_true="y", y_pred="p", metrics=["fpr"], n_resamples=99, rng=1
+        data, group=["A", "B"], y_true="y", y_pred="p", metrics=["fpr"], n_resamples=99, rng=1
     )
     for row in res.table.head(4).to_dict(orient="records"):
         x1, n1 = row["fp"], row["fp"] + row["tn"]
@@ -136,7 +136,7 @@ def test_statistic_is_the_pooled_two_proportion_z():
 def test_counts_give_the_same_result_and_the_seed_fixes_it():
     rng = np.random.default_rng(11)
     data = _people(rng, 800, (3, 3))
-    kwargs = dict(attributes=["A", "B"], y_true="y", y_pred="p", n_resamples=199, rng=4)
+    kwargs = dict(group=["A", "B"], y_true="y", y_pred="p", n_resamples=199, rng=4)
     rows = subgroup_search(data, **kwargs)
     counts = subgroup_search(Counts.from_frame(data, columns=["A", "B", "y", "p"]), **kwargs)
     pd.testing.assert_frame_equal(rows.table, counts.table)
@@ -153,7 +153,7 @@ def test_undefined_statistic_is_undefined_with_a_named_warning():
     with pytest.warns(UndefinedTestWarning, match="undefined"):
         res = subgroup_search(
             data,
-            attributes=["A", "B"],
+            group=["A", "B"],
             y_true="y",
             y_pred="p",
             metrics=["fpr", "fnr"],
@@ -170,7 +170,7 @@ def test_undefined_statistic_is_undefined_with_a_named_warning():
 def test_residuals_inside_the_top_subgroups():
     rng = np.random.default_rng(9)
     data = _people(rng, 2000, (2, 3), planted=lambda f: f["B"] == "v0", shift=0.4)
-    res = subgroup_search(data, attributes=["A", "B"], y_true="y", y_pred="p", n_resamples=99, rng=0)
+    res = subgroup_search(data, group=["A", "B"], y_true="y", y_pred="p", n_resamples=99, rng=0)
     resid = res.residuals(top=2)
     assert list(dict.fromkeys(resid["subgroup"])) == list(dict.fromkeys(res.table["subgroup"]))[:2]
     fp = resid[(resid["subgroup"] == "B = v0") & (resid["side"] == "subgroup") & (resid["cell"] == "FP")]
@@ -192,14 +192,27 @@ def test_residuals_inside_the_top_subgroups():
         ({"min_size": 0}, ValueError, "min_size"),
         ({"min_size": 10_000}, ValueError, "no subgroup"),
         ({"metrics": ["fn_fp_ratio"]}, ValueError, "unknown metric"),
-        ({"attributes": ["A", "nope"]}, ValueError, "nope"),
-        ({"attributes": ["A", "A"]}, ValueError, "twice"),
+        ({"group": ["A", "nope"]}, ValueError, "nope"),
+        ({"group": ["A", "A"]}, ValueError, "twice"),
         ({"n_resamples": 0}, ValueError, "n_resamples"),
         ({"alpha": 1.5}, ValueError, "alpha"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
     data = _people(np.random.default_rng(0), 100, (2, 2))
-    args = {"attributes": ["A", "B"], "y_true": "y", "y_pred": "p", "n_resamples": 9, **kwargs}
+    args = {"group": ["A", "B"], "y_true": "y", "y_pred": "p", "n_resamples": 9, **kwargs}
     with pytest.raises(error, match=match):
         subgroup_search(data, **args)
+
+
+def test_attributes_is_the_old_name_of_group_until_0_4():
+    data = _people(np.random.default_rng(0), 200, (2, 2))
+    args = {"y_true": "y", "y_pred": "p", "metrics": ["fpr"], "n_resamples": 19, "rng": 3}
+    new = subgroup_search(data, group=["A", "B"], **args)
+    with pytest.warns(DeprecationWarning, match=r"`attributes` of fairstats.subgroup_search .* use `group`$"):
+        old = subgroup_search(data, attributes=["A", "B"], **args)
+    pd.testing.assert_frame_equal(old.table, new.table)
+    with pytest.warns(DeprecationWarning, match="use `group`"):
+        assert new.attributes == new.group == ("A", "B")
+    with pytest.raises(TypeError, match="got both `attributes` .* and `group`"):
+        subgroup_search(data, attributes=["A"], group=["A", "B"], **args)

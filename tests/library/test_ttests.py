@@ -134,7 +134,7 @@ def test_accepts_series_positionally():
         ({"a": [1.0, np.inf, 3.0], "b": [1.0, 2.0, 3.0]}, r"`a` has an infinite value inf at fold 1"),
         ({"a": [[1.0, 2.0]], "b": [[1.0, 2.0]]}, "must be 1-D"),
         ({"alternative": "right"}, "`alternative` must be one of"),
-        ({"alpha": 1.5}, r"`alpha` must be a number in \(0, 1\), got 1.5"),
+        ({"alpha": 1.5}, r"`alpha` must be a number strictly between 0 and 1, got 1.5"),
         ({"test_train_ratio": -1.0}, "`test_train_ratio` must be a positive"),
         ({"a": [1.0, np.nan, np.nan], "b": [1.0, 2.0, 3.0]}, "`a` has 1 non-NaN fold values of 3"),
         ({"a": [1.0, 2.0, np.nan], "b": [np.nan, 2.0, 3.0]}, "`a` and `b` have 1 folds where both"),

@@ -14,7 +14,7 @@ from compendium.paper_b.authors import (
 )
 from compendium.paper_b.per_fold_searches import search_summary
 from compendium.paper_b.printed_arithmetic import impossible_printed_numbers
-from fairstats.reporting import atomic_write_text, write_table
+from compendium.publish.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO)

@@ -6,7 +6,7 @@ import pandas as pd
 
 from compendium.paper_b.authors_awareness import awareness_matrix, compare_setups, setup_sensitivity
 from compendium.paper_b.predictions import read_predictions
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

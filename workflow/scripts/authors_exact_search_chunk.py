@@ -6,7 +6,7 @@ import time
 import pandas as pd
 
 from compendium.paper_b.authors_awareness import awareness_matrix, exact_search_chunk
-from fairstats.reporting import atomic_write_text
+from compendium.publish.reporting import atomic_write_text
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -20,7 +20,7 @@ from compendium.paper_b.authors_procedure_pvr import published_vs_reproduced_aut
 from compendium.paper_b.battery import causal_discrimination_tables
 from compendium.paper_b.predictions import read_predictions
 from compendium.paper_b.printed_readings import reading_tests, readings_by_model, run_readings
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -9,7 +9,7 @@ from compendium.publish.published import (
     summarise_published_vs_reproduced,
 )
 from compendium.publish.pvr_classes import by_number, classify_published_vs_reproduced, summarise_by_number
-from fairstats.reporting import atomic_write_text, write_table
+from compendium.publish.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO)

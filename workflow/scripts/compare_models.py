@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from compendium.paper_b.model_comparison import comparison_figure, fairer_pairs, model_comparison
-from fairstats.plotting import save_figure
-from fairstats.reporting import write_table
+from compendium.publish.plotting import save_figure
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -6,7 +6,7 @@ import warnings
 import pandas as pd
 
 from compendium.paper_a.case_study import published_vs_reproduced_a
-from fairstats.reporting import atomic_write_text
+from compendium.publish.reporting import atomic_write_text
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, filemode="w")  # noqa: F821
 logging.captureWarnings(True)

@@ -8,8 +8,8 @@ import warnings
 import pandas as pd
 
 from compendium.paper_a.compas_levels import three_level_tables
+from compendium.publish.reporting import write_table
 from compendium.publish.stable_floats import round_floats
-from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

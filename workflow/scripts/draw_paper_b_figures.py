@@ -14,7 +14,7 @@ from compendium.paper_b.battery_figures import (
     naive_vs_corrected_figure,
 )
 from compendium.paper_b.printed_layout import read_battery
-from fairstats.plotting import save_figure
+from compendium.publish.plotting import save_figure
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

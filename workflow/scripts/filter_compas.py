@@ -4,7 +4,7 @@ import logging
 import os
 
 from compendium.data.compas import filter_compas, read_compas
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO, filemode="w")  # noqa: F821
 preset = dict(snakemake.params.preset)  # noqa: F821

@@ -7,7 +7,7 @@ import pandas as pd
 from compendium.paper_b.authors import read_published_b
 from compendium.paper_b.authors_awareness import exact_search_counts, printed_awareness_cells
 from compendium.paper_b.predictions import read_predictions
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from compendium.paper_b.verdicts import verdict_table
+from compendium.publish.reporting import write_table
 from fairstats.multiplicity import adjust_pvalues
-from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 
 from compendium.paper_b.authors import PAPER_B_TESTS
+from compendium.publish.reporting import write_table
 from compendium.publish.stable_floats import round_floats
 from fairstats.cramers_v import cramers_v_interval
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import outcome_tests
-from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

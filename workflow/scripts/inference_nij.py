@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from compendium.paper_b.predictions import read_predictions
+from compendium.publish.reporting import write_table
 from fairstats.bootstrap import bootstrap_disparity
 from fairstats.confusion import equal_confusion_test
 from fairstats.cramers_v import cramers_v_interval
-from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

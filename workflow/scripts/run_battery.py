@@ -15,7 +15,7 @@ from compendium.paper_b.battery import awareness_features, battery_tables
 from compendium.paper_b.battery_pvr import published_vs_reproduced_rerun, rerun_fold_agreement
 from compendium.paper_b.models import PRESET_FEATURES
 from compendium.paper_b.predictions import read_predictions
-from fairstats.reporting import atomic_write_text, write_table
+from compendium.publish.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 log = open(sm.log[0], "w", buffering=1)  # noqa: SIM115

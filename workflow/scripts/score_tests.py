@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from compendium.publish.reporting import write_table
 from fairstats import score_tests
-from fairstats.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -5,7 +5,7 @@ compendium.paper_b.per_fold_searches."""
 import logging
 
 from compendium.paper_b.per_fold_searches import ppv_search, search_summary, table_i_search
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

@@ -16,7 +16,7 @@ from compendium.paper_b.authors_procedure_views import (
     setup_summary,
 )
 from compendium.paper_b.predictions import read_predictions
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

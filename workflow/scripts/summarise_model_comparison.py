@@ -7,7 +7,7 @@ import logging
 import pandas as pd
 
 from compendium.paper_b.model_comparison import fairer_pairs, verdict_counts
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

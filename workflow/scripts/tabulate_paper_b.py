@@ -17,7 +17,7 @@ from compendium.paper_b.printed_layout import (
     source_summary,
     t_by_hand,
 )
-from fairstats.reporting import atomic_write_text, write_table
+from compendium.publish.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

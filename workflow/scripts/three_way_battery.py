@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.paper_b.three_way import battery_three_way
-from fairstats.reporting import write_table
+from compendium.publish.reporting import write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

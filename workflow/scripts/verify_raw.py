@@ -3,7 +3,7 @@
 import logging
 
 from compendium.data.download import verify_manifest
-from fairstats.reporting import atomic_write_text
+from compendium.publish.reporting import atomic_write_text
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 try:

@@ -15,7 +15,7 @@ from compendium.paper_b.erratum import (
     paper_b_erratum,
 )
 from compendium.paper_b.printed_layout import read_battery, read_combined
-from fairstats.reporting import atomic_write_text, write_table
+from compendium.publish.reporting import atomic_write_text, write_table
 
 sm = snakemake  # noqa: F821
 logging.basicConfig(filename=sm.log[0], level=logging.INFO, filemode="w")

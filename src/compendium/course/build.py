@@ -32,7 +32,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from fairstats.reporting import atomic_write_text
+from compendium._files import atomic_write_text
 
 __all__ = ["BuiltLab", "build_lab", "build_lab_files", "solution_lines"]
 

@@ -22,8 +22,8 @@ from urllib.parse import quote
 import pandas as pd
 import pooch
 
+from compendium._files import atomic_write_text
 from compendium.data import nij
-from fairstats.reporting import atomic_write_text
 
 __all__ = [
     "NIJ_PAPER_COMMIT",

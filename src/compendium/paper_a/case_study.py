@@ -198,7 +198,7 @@ def plot_residual_heatmap(result: EqualConfusionResult, *, ax=None, title: str =
     import seaborn as sns
     from matplotlib.patches import Rectangle
 
-    from fairstats.plotting import DIVERGING
+    from compendium.publish.plotting import DIVERGING
 
     resid = result.residuals
     q, r = resid.shape
@@ -322,7 +322,7 @@ def published_vs_reproduced_a(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`fairstats.reporting.PVR_COLUMNS`, one row per published number, in its order;
+        Columns :data:`compendium.publish.reporting.PVR_COLUMNS`, one row per published number, in its order;
         ``source`` = ``"rerun"``; a ``note`` on every mismatch, on every p-value (printed as round(p, 5)) and
         wherever a residual's printed value hides which side of the 3.29 cut-off it is on.
 

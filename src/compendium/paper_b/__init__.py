@@ -16,8 +16,10 @@ refits and nearest-neighbour search, as they ran them), :mod:`~compendium.paper_
 :mod:`~compendium.paper_b.authors_procedure_pvr` (those numbers beside the printed ones).
 
 What the paper printed but got wrong: :mod:`~compendium.paper_b.as_published` (its fold t and its Table XX
-McNemar formula, beside the library's correct tests) and :mod:`~compendium.paper_b.verdicts` (its verdicts
-beside the corrected t, Holm and BH).
+McNemar formula, beside the library's correct tests), :mod:`~compendium.paper_b.calibration` (its calibration
+and well-calibration χ² of Eq. 1-2, whose χ² reference is not justified, beside the library's
+``calibration_independence_test``) and :mod:`~compendium.paper_b.verdicts` (its verdicts beside the corrected
+t, Holm and BH).
 
 Beyond the paper's verdicts: :mod:`~compendium.paper_b.directions` (which way a violation points) and
 :mod:`~compendium.paper_b.three_way` (violation, equivalence or no answer).

@@ -60,13 +60,9 @@ from compendium.paper_b.battery_layout import (
     RERUN_TESTS,
     BatteryTables,
 )
+from compendium.paper_b.calibration import calibration_test, score_bins, well_calibration_test
 from fairstats.awareness import nearest_other_group
-from fairstats.calibration import (
-    calibration_independence_test,
-    calibration_test,
-    score_bins,
-    well_calibration_test,
-)
+from fairstats.calibration import calibration_independence_test
 from fairstats.mcnemar import mcnemar_midp
 from fairstats.metrics import group_metrics
 
@@ -495,8 +491,8 @@ def battery_tables(
     :math:`(\bar a - \bar b)/(s_p(1/K + 1/K))`, the pooled t without the square root; the corrected t is
     :math:`\bar d/\sqrt{(1/K + 1/(K-1))s_d^2}` on K - 1 df.
 
-    Calibration (XII, XIII): :func:`fairstats.calibration.calibration_test` and
-    :func:`~fairstats.calibration.well_calibration_test` on every person's out-of-fold score, bins
+    Calibration (XII, XIII): :func:`compendium.paper_b.calibration.calibration_test` and
+    :func:`~compendium.paper_b.calibration.well_calibration_test` on every person's out-of-fold score, bins
     ``[j/k, (j+1)/k)``, counted outcome ``favorable``.
 
     Causal discrimination (XX): per race, own prediction vs the same model's prediction with the race dummies

@@ -43,7 +43,7 @@ def fold_distributions_figure(fold_authors: pd.DataFrame, fold_rerun: pd.DataFra
     beside the rerun (``model, metric, group, fold, value`` each; groups ``White``/``Black``)."""
     import seaborn as sns
 
-    from fairstats.plotting import set_style
+    from compendium.publish.plotting import set_style
 
     set_style()
     columns = ["model", "metric", "group", "fold", "value", "source"]
@@ -84,7 +84,7 @@ def calibration_curves_figure(calibration_bins: pd.DataFrame, *, favorable: int,
     ``calibration_bins`` is rule ``run_battery``'s ``battery_calibration_bins.csv``."""
     import matplotlib.pyplot as plt
 
-    from fairstats.plotting import set_style
+    from compendium.publish.plotting import set_style
 
     set_style()
     fig, axes = plt.subplots(1, len(MODEL_NAME), figsize=(4 * len(MODEL_NAME), 4), sharex=True, sharey=True)
@@ -115,7 +115,7 @@ def naive_vs_corrected_figure(battery: pd.DataFrame, *, alpha: float):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from fairstats.plotting import set_style
+    from compendium.publish.plotting import set_style
 
     set_style()
     t_rows = battery[battery["statistic_paper_formula"].notna()].copy()

@@ -20,8 +20,8 @@ tests that are not t-tests (left NaN on t rows; the t columns are NaN on their r
     and N - K = #(ŷ = fav, other ≠ fav).
 ``statistic``, ``df``, ``pvalue``
     The paper's own non-t test, computed as its text defines it: calibration and well-calibration χ² of
-    Eq. 1-2 (df k - 1 and 2k - 1; :mod:`fairstats.calibration`), McNemar mid-p of Eq. 3 with k = min(K,
-    N - K) (``statistic`` = that k; :func:`fairstats.mcnemar.mcnemar_midp`).
+    Eq. 1-2 (df k - 1 and 2k - 1; :mod:`compendium.paper_b.calibration`), McNemar mid-p of Eq. 3 with
+    k = min(K, N - K) (``statistic`` = that k; :func:`fairstats.mcnemar.mcnemar_midp`).
 ``pvalue_as_published``
     McNemar rows: the formula Table XX's printed p-values follow, 2·cdf(k) - 0.5·pmf(k)
     (:func:`compendium.paper_b.as_published.mcnemar_midp_as_published`).
@@ -166,7 +166,7 @@ class BatteryTables:
         Per model and score bin: the calibration test's counts (``alpha, theta, beta, gamma, lambda,
         contribution, used``), the independence test's per-bin rates and χ², and the mean score per group.
     well_calibration_terms : pandas.DataFrame
-        Per model, bin and group: the well-calibration terms (:func:`fairstats.calibration.
+        Per model, bin and group: the well-calibration terms (:func:`compendium.paper_b.calibration.
         well_calibration_test`'s table).
     neighbours : pandas.DataFrame or None
         Fairness through awareness matching: ``ID, group, neighbor_ID, neighbor_group, distance, n_ties``;

@@ -35,12 +35,8 @@ import pandas as pd
 from compendium.paper_b.authors import authors_fold_metrics
 from compendium.paper_b.fold_accuracy import read_authors_fold_accuracy
 from compendium.paper_b.models import MODEL_NAMES
-from fairstats import (
-    DISPARITY_CHANGE_COLUMNS,
-    disparity_change,
-    disparity_change_verdicts,
-    fold_disparity_change,
-)
+from fairstats import disparity_change, disparity_change_verdicts, fold_disparity_change
+from fairstats.disparity_change import DISPARITY_CHANGE_COLUMNS
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -280,7 +276,7 @@ def comparison_figure(table: pd.DataFrame, *, source: str = "rerun", inference: 
     Holm (``pvalue_adj`` < 0.05). Returns the figure."""
     import matplotlib.pyplot as plt
 
-    from fairstats.plotting import set_style
+    from compendium.publish.plotting import set_style
 
     set_style()
     rows = table[(table["source"] == source) & (table["inference"] == inference)]

@@ -23,8 +23,8 @@ import pandas as pd
 from compendium.paper_b.as_published import fold_ttest_as_published, mcnemar_midp_as_published
 from compendium.paper_b.authors import MODELS
 from compendium.paper_b.battery_layout import RERUN_TESTS, align_battery
+from compendium.publish.reporting import to_markdown
 from fairstats.mcnemar import mcnemar_midp
-from fairstats.reporting import to_markdown
 
 __all__ = [
     "MODEL_NAME",

@@ -11,9 +11,10 @@ labelled with the reading that made it; nothing is adopted silently, and the lis
 looking at the printed numbers (:data:`CALIBRATION_READINGS`, :data:`WELL_CALIBRATION_READINGS`,
 :data:`BALANCE_READINGS`, :data:`TREATMENT_READINGS`).
 
-Every statistic comes from the library: the χ² of Eq. 1-2 from :func:`fairstats.calibration.calibration_test`
-and :func:`~fairstats.calibration.well_calibration_test` (the reading's bins are handed over as the bin
-midpoints, so the library's unit bins are the reading's bins), the t statistics from
+Every statistic comes from one home: the χ² of Eq. 1-2 from
+:func:`compendium.paper_b.calibration.calibration_test` and
+:func:`~compendium.paper_b.calibration.well_calibration_test` (the reading's bins are handed over as the bin
+midpoints, so the unit bins are the reading's bins), the t statistics from
 :func:`~compendium.paper_b.as_published.fold_ttest_as_published` (the paper's formula, left tail,
 disparity Black - White).
 """
@@ -30,8 +31,8 @@ import pandas as pd
 from compendium.paper_b.as_published import fold_ttest_as_published
 from compendium.paper_b.authors import MODELS, fold_ttest_rows, read_published_b
 from compendium.paper_b.battery_layout import AUTHORS_COLUMNS, RERUN_TESTS
+from compendium.paper_b.calibration import calibration_test, well_calibration_test
 from compendium.publish.published import matches_printed
-from fairstats.calibration import calibration_test, well_calibration_test
 
 __all__ = [
     "BALANCE_READINGS",
@@ -173,7 +174,8 @@ def _binned_rows(score: np.ndarray, reading: Reading, n_bins: int) -> tuple[np.n
 
 
 def _midpoints(bins: np.ndarray, n_bins: int) -> np.ndarray:
-    """Scores that the library's unit bins put into ``bins`` (their midpoints)."""
+    """Scores that the unit bins (:func:`compendium.paper_b.calibration.score_bins`) put into ``bins`` (their
+    midpoints)."""
     return (bins + 0.5) / n_bins
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
-from fairstats.reporting import atomic_write_text
+from compendium.publish.reporting import atomic_write_text
 
 #: Keys holding wall-clock times, in notebook and cell ``metadata.papermill``.
 TIME_KEYS = ("start_time", "end_time", "duration")

@@ -22,7 +22,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from fairstats.reporting import atomic_write_text
+from compendium.publish.reporting import atomic_write_text
 
 __all__ = ["MATHJAX", "TEMPLATE", "mathjax_source", "render_notebook"]
 

@@ -36,8 +36,8 @@ from markupsafe import Markup
 
 from compendium.publish.published import PVR_COLUMNS, summarise_published_vs_reproduced
 from compendium.publish.pvr_classes import by_number, summarise_by_number
+from compendium.publish.reporting import atomic_write_text
 from fairstats import __version__
-from fairstats.reporting import atomic_write_text
 
 __all__ = [
     "FIGURE_CAPTIONS",

@@ -42,7 +42,7 @@ from fairstats.auditing.exits import (
     exit_status_text,
 )
 from fairstats.auditing.options import AUDIT_TASKS, OPTIONS, AuditOptions, Option, refuse_inapplicable
-from fairstats.reporting import one_line
+from fairstats.auditing.writing import one_line
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_DISPARITY", "EXIT_OK", "EXIT_WRITE", "AuditError", "build_parser", "main"]
 

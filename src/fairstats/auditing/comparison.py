@@ -28,10 +28,10 @@ from fairstats.auditing.protocol import AuditResult
 from fairstats.auditing.rows import Rows
 from fairstats.auditing.source import Source
 from fairstats.auditing.tables import user_warnings
+from fairstats.auditing.writing import one_line
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.disparity_change import DisparityChangeResult, disparity_change
 from fairstats.groups import group_labels
-from fairstats.reporting import one_line
 
 __all__ = ["ComparisonAudit", "comparison_audit"]
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import PLAIN, figure_text
-from fairstats.reporting import one_line
+from fairstats.auditing.writing import one_line
 
 __all__ = ["draw_figures", "figure_alt", "figure_name", "regression_figures", "report_figures"]
 
@@ -58,7 +58,7 @@ def report_figures(audit, tests: pd.DataFrame, folder: Path, labels: tuple[str, 
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from fairstats.plotting import save_figure, set_style
+    from fairstats.auditing.writing import save_figure, set_style
 
     set_style()
     # every text of these figures as written (no mathtext); the geometry is fixed, so the figure is saved as
@@ -122,7 +122,7 @@ def _heat_map(ax, cax, values: np.ndarray, limit: float, cmap) -> None:
 def _draw(audit, tests, folder, plt, sns, save_figure) -> list[str]:
     from matplotlib.ticker import MaxNLocator
 
-    from fairstats.plotting import DIVERGING
+    from fairstats.auditing.writing import DIVERGING
 
     written: list[str] = []
     used: set[str] = set()
@@ -379,7 +379,7 @@ def regression_figures(distributions: dict, folder: Path) -> list[dict]:
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    from fairstats.plotting import save_figure, set_style
+    from fairstats.auditing.writing import save_figure, set_style
 
     set_style()
     written: list[dict] = []

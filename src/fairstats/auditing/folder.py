@@ -30,6 +30,7 @@ from pathlib import Path
 
 from fairstats._version import __version__
 from fairstats.auditing.errors import AuditError
+from fairstats.auditing.writing import file_sha256
 
 __all__ = [
     "checked_out",
@@ -58,14 +59,6 @@ NAME_MAX = 255
 
 class OutFolderError(ValueError):
     """``--out`` cannot be used without touching files the audit did not write (exit status 2)."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _read_only(path: Path) -> bool:
@@ -100,7 +93,7 @@ def _foreign(folder: Path) -> str | None:
             continue
         if name not in files or path.is_symlink() or not path.is_file():
             return f"holds {name!r}, which an earlier audit did not write"
-        if _sha256(path) != files[name]:
+        if file_sha256(path) != files[name]:
             return f"holds {name!r}, changed since the audit wrote it"
         if _read_only(path):
             return f"holds {name!r}, which is read-only"
@@ -234,7 +227,7 @@ def new_work_folder(target: Path) -> Path:
 
 def write_manifest(folder: Path) -> None:
     """List every file in ``folder`` with its SHA-256 in the manifest."""
-    files = {p.name: _sha256(p) for p in sorted(folder.iterdir()) if p.name != MANIFEST}
+    files = {p.name: file_sha256(p) for p in sorted(folder.iterdir()) if p.name != MANIFEST}
     record = {"fairstats": __version__, "files": files}
     (folder / MANIFEST).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
@@ -322,7 +315,7 @@ def write_tables(folder: Path, tables: list) -> None:
     ``folder``."""
     from fairstats._csv import csv_text
     from fairstats.auditing.report import markdown_table
-    from fairstats.reporting import atomic_write_text
+    from fairstats.auditing.writing import atomic_write_text
 
     for name, frame in tables:
         atomic_write_text(folder / f"{name}.csv", csv_text(frame))

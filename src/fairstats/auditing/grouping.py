@@ -25,8 +25,8 @@ from fairstats.auditing.columns import LINES
 from fairstats.auditing.counting import people_in
 from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
 from fairstats.auditing.source import Source
+from fairstats.auditing.writing import one_line
 from fairstats.groups import group_labels
-from fairstats.reporting import one_line
 
 __all__ = [
     "SEPARATOR", "Grouping", "Role", "checked_rows", "chosen_references", "present_iv", "roles", "where_in",

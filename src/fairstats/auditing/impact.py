@@ -28,10 +28,10 @@ from fairstats.auditing.protocol import AuditResult
 from fairstats.auditing.rows import Rows
 from fairstats.auditing.source import Source
 from fairstats.auditing.tables import user_warnings
+from fairstats.auditing.writing import atomic_write_text, one_line
 from fairstats.counts import COUNT_COLUMN, Counts
 from fairstats.groups import intersection_label
 from fairstats.impact import ImpactRatiosResult, impact_ratios
-from fairstats.reporting import atomic_write_text, one_line
 
 __all__ = ["ImpactAudit", "impact_audit"]
 
@@ -295,7 +295,7 @@ def draw_impact_figure(table: pd.DataFrame, folder: Path) -> str | None:
     import matplotlib.pyplot as plt
 
     from fairstats._format import PLAIN, figure_text
-    from fairstats.plotting import save_figure, set_style
+    from fairstats.auditing.writing import save_figure, set_style
 
     rows = table[table["impact_ratio"].notna()]
     if rows.empty:
@@ -425,9 +425,9 @@ def _ties(result: ImpactRatiosResult) -> int:
 def write_impact_report(folder: Path, audit: ImpactAudit, notes: tuple[str, ...], figure: str | None) -> None:
     """``report.md`` and ``report.html`` from the wing's templates (``impact.md.j2``, ``impact.html.j2``):
     data strings as text (inline code or escaped in Markdown, autoescaped in HTML)."""
-    from fairstats.auditing.report import _environment
+    from fairstats.auditing.report import template_environment
 
     context = _context(audit, notes, figure)
     for kind in ("md", "html"):
-        text = _environment(kind).get_template(f"impact.{kind}.j2").render(**context)
+        text = template_environment(kind).get_template(f"impact.{kind}.j2").render(**context)
         atomic_write_text(folder / f"report.{kind}", text)

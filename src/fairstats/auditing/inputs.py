@@ -39,8 +39,8 @@ from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.records import RecordLines, record_starts
 from fairstats.auditing.rows import audit_columns
 from fairstats.auditing.source import Source, is_parquet
+from fairstats.auditing.writing import one_line
 from fairstats.counts import COUNT_COLUMN, Counts, column_names, count_frame, parquet_relation, rows_of
-from fairstats.reporting import one_line
 
 __all__ = [
     "Input",

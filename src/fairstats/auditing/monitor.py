@@ -35,7 +35,6 @@ comparison is in ``alarm``**; 2 bad input or a refused state folder; 1 the state
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -60,8 +59,8 @@ from fairstats.auditing.folder import (
     swap_into_place,
 )
 from fairstats.auditing.options import AuditOptions
+from fairstats.auditing.writing import file_sha256, one_line
 from fairstats.monitor import FairnessMonitor, MonitorStatus
-from fairstats.reporting import one_line
 
 __all__ = ["MonitorError", "run_monitor"]
 STATE = "monitor.json"
@@ -98,14 +97,6 @@ def _rows_record(options: AuditOptions) -> dict[str, object]:
 # --------------------------------------------------------------------------------------------------------
 # the state folder
 # --------------------------------------------------------------------------------------------------------
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _batch_files(inputs: Sequence[Path]) -> list[Path]:
@@ -182,7 +173,7 @@ def _new_batches(files: list[Path], done: list[list[str]]) -> list[tuple[Path, s
     last = done[-1][0] if done else None
     new = []
     for path in files:
-        sha = _sha256(path)
+        sha = file_sha256(path)
         if path.name in known:
             if known[path.name] != sha:
                 raise MonitorError(

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from fairstats.auditing.errors import PdfRendererError
-from fairstats.reporting import one_line
+from fairstats.auditing.writing import one_line
 
 __all__ = ["find_renderer", "print_pdf"]
 

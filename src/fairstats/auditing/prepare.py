@@ -23,7 +23,7 @@ from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.grouping import where_in as _where
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.source import Source
-from fairstats.counts import COUNT_COLUMN, Counts
+from fairstats.counts import COUNT_COLUMN, Counts, aggregated
 
 __all__ = ["Prepared", "LevelsPrepared", "label_text", "prepare", "prepare_levels"]
 
@@ -246,7 +246,7 @@ def prepare(
             cols=cols,
         )
     # counted input: the audit frame's distinct rows, with their people (a Counts is checked by construction)
-    counts = Counts._aggregate(
+    counts = aggregated(
         frame.assign(**{COUNT_COLUMN: weight}), list(frame.columns), source=source.name
     )
     return Prepared(
@@ -316,7 +316,7 @@ def prepare_levels(
               "decision_levels": tuple(options.decision_levels), "outcome_levels": tuple(outcome_levels)}
     if weight is None:
         return LevelsPrepared(data=frame, checked=checked_frame(frame, list(frame.columns)), **common)
-    counts = Counts._aggregate(
+    counts = aggregated(
         frame.assign(**{COUNT_COLUMN: weight}), list(frame.columns), source=source.name
     )
     return LevelsPrepared(data=counts, checked=counts, **common)

@@ -8,7 +8,6 @@ with it, two runs on the same input write byte-identical reports.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 from datetime import UTC, datetime
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from fairstats._version import __version__
 from fairstats.auditing.errors import AuditError
+from fairstats.auditing.writing import file_sha256
 
 __all__ = ["DEPENDENCIES", "input_hashes", "report_date", "versions"]
 
@@ -50,23 +50,15 @@ def report_date(now: datetime | None = None) -> str:
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def input_hashes(path: Path | None) -> tuple[list[tuple[str, str]], str]:
     """``([(file name, SHA-256), ...], more)`` of the input: the file, or each file of a folder (sorted by
     relative path; ``more`` says how many were left out); ``([], "")`` for a data frame in memory."""
     if path is None:
         return [], ""
     if path.is_file():
-        return [(path.name, _sha256(path))], ""
+        return [(path.name, file_sha256(path))], ""
     files = sorted(p for p in path.rglob("*") if p.is_file())
-    shown = [(p.relative_to(path).as_posix(), _sha256(p)) for p in files[:_MAX_FILES]]
+    shown = [(p.relative_to(path).as_posix(), file_sha256(p)) for p in files[:_MAX_FILES]]
     more = f"… and {len(files) - _MAX_FILES:,} more files" if len(files) > _MAX_FILES else ""
     return shown, more
 

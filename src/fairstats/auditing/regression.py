@@ -283,13 +283,13 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
     from fairstats.auditing.provenance import input_hashes, report_date, versions
     from fairstats.auditing.report import (
         COMPARISON_COLUMNS,
-        _environment,
-        _sizes_item,
         audited_context,
         comparison_rows,
+        sizes_item,
+        template_environment,
         verdict_tally,
     )
-    from fairstats.reporting import atomic_write_text
+    from fairstats.auditing.writing import atomic_write_text
 
     table = audit.table
     sections, summary = [], []
@@ -299,7 +299,7 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
         counts = verdict_tally(part["verdict"])
         sections.append({
             "id": f"grouping-{k + 1}", "name": name, "reference": audit.references[name],
-            "sizes": _sizes_item(name, audit.sizes[name]), "comparisons": rows, "comparisons_more": more,
+            "sizes": sizes_item(name, audit.sizes[name]), "comparisons": rows, "comparisons_more": more,
             "counts": counts, "figures": [f for f in figures if f["grouping"] == name],
         })  # fmt: skip
         summary.append({"grouping": name, "n_groups": len(audit.sizes[name]),
@@ -333,5 +333,5 @@ def write_regression_report(folder: Path, audit: RegressionAudit, notes: tuple[s
                        "n_resamples": audit.n_resamples},
     }  # fmt: skip
     for kind, name in (("md", "report.md"), ("html", "report.html")):
-        text = _environment(kind).get_template(f"regression.{kind}.j2").render(**context)
+        text = template_environment(kind).get_template(f"regression.{kind}.j2").render(**context)
         atomic_write_text(folder / name, text)

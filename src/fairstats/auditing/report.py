@@ -22,7 +22,7 @@ from fairstats._text import display_text
 from fairstats._version import __version__
 from fairstats.auditing.tables import SMALL
 from fairstats.auditing.verdicts import VERDICT_INTRO, verdict_counts, verdict_sentences
-from fairstats.reporting import atomic_write_text
+from fairstats.auditing.writing import atomic_write_text
 
 __all__ = [
     "comparison_rows", "markdown_code", "markdown_table", "markdown_text", "number_text",
@@ -112,7 +112,7 @@ def _own_file_name(name: str):
     return Markup(name)
 
 
-def _environment(kind: str):
+def template_environment(kind: str):
     import jinja2
     from markupsafe import Markup, escape
 
@@ -273,7 +273,7 @@ def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
         "groups": list(options.groups),
         "alpha": f"{options.alpha:g}",
         "fold": options.fold,
-        "sizes": [_sizes_item(name, sizes) for name, sizes in audit.sizes.items()],
+        "sizes": [sizes_item(name, sizes) for name, sizes in audit.sizes.items()],
         "cells": first.cells[["cell", "y_pred", "y_true"]].to_dict(orient="records"),
         "equal": rows,
         "flagged": flagged,
@@ -311,7 +311,7 @@ def _report_context(audit, notes: tuple[str, ...], figures: list[dict]) -> dict:
     }
 
 
-def _sizes_item(name: str, sizes: dict[str, int]) -> dict:
+def sizes_item(name: str, sizes: dict[str, int]) -> dict:
     """A grouping's group sizes for the report: every group, or the first :data:`_MAX_LISTED` and a line
     on the others."""
     items = list(sizes.items())
@@ -387,7 +387,7 @@ def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[dict
     context["search"] = search  # subgroup search: context of search.*.j2 (fairstats.auditing.search) or None
     fav, other = audit.labels
     for kind, name in (("md", "report.md"), ("html", "report.html")):
-        env = _environment(kind)
+        env = template_environment(kind)
         text = env.get_template(f"report.{kind}.j2").render(
             **context, describe=_describer(fav, other, env.filters["code"])
         )
@@ -396,7 +396,7 @@ def write_report(folder: Path, audit, notes: tuple[str, ...], figures: list[dict
 
 def markdown_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
     """The audit's Markdown rendering of a table: text cells escaped (data values as inline code)."""
-    from fairstats.reporting import to_markdown
+    from fairstats.auditing.writing import to_markdown
 
     shown = frame.copy()
     for column in shown.columns:
@@ -584,7 +584,7 @@ def grouping_sections(audit, figures: list[dict], equal_rows: list[dict]) -> lis
                 "name": name,
                 "reference": audit.references.get(name),
                 "n_groups": len(audit.sizes.get(name, {})),
-                "sizes": _sizes_item(name, audit.sizes.get(name, {})),
+                "sizes": sizes_item(name, audit.sizes.get(name, {})),
                 "equal": eq,
                 "flagged": [
                     {"group": r["group"], "cell": r["cell"], "observed": int(r["observed"]),
@@ -629,7 +629,7 @@ def summary_rows(audit, equal_rows: list[dict]) -> list[dict]:
 
 def headline(audit, equal_rows: list[dict]) -> list[str]:
     """The verdicts in three plain sentences (the templates escape them)."""
-    from fairstats.reporting import one_line
+    from fairstats.auditing.writing import one_line
 
     options, tests = audit.options, audit.tests
     differ = [one_line(g) for g, r in zip(audit.equal_confusion["grouping"], equal_rows, strict=True)

@@ -27,7 +27,7 @@ from fairstats.auditing.errors import INPUT_WARNINGS, AuditError
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.records import LINES, RecordLines
 from fairstats.auditing.source import Source
-from fairstats.reporting import one_line
+from fairstats.auditing.writing import one_line
 
 __all__ = ["Rows", "Selected", "audit_columns", "predicate_columns", "prepared_rows", "select_rows"]
 

@@ -75,7 +75,7 @@ def draw_search_figure(section: SearchSection, folder: Path) -> list[str]:
     """The top comparisons' rates in the subgroup and in the rest (:meth:`SubgroupSearchResult.plot`)."""
     import matplotlib.pyplot as plt
 
-    from fairstats.plotting import save_figure, set_style
+    from fairstats.auditing.writing import save_figure, set_style
 
     res = section.result
     if not (res.table["verdict"] != "undefined").any():
@@ -113,7 +113,7 @@ def run_search(
     rng = derived_rng(seed, "subgroup search")
     try:
         res = subgroup_search(
-            frame, attributes=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),
+            frame, group=list(columns), y_true=inner[0], y_pred=inner[1], metrics=list(metrics),
             max_depth=depth, min_size=min_size, favorable=1, alpha=alpha, n_resamples=n_resamples, rng=rng,
         )  # fmt: skip
     except ValueError as err:

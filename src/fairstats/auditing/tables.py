@@ -18,23 +18,23 @@ import pandas as pd
 
 from fairstats._contingency import ContingencyTable
 from fairstats._resampling import derived_rng as task_rng
+from fairstats._rows import TwoGroupRows, two_group_rows
 from fairstats._validation import CheckedFrame
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.prepare import Prepared
+from fairstats.auditing.writing import one_line
 from fairstats.calibration import calibration_independence_test
 from fairstats.confusion import EqualConfusionResult, equal_confusion_test
 from fairstats.counts import Counts
 from fairstats.cramers_v import cramers_v_interval
 from fairstats.equivalence import cramers_v_equivalence
 from fairstats.folds import fold_disparity
-from fairstats.groups import _prepare_iv, group_labels
-from fairstats.groups import _Prepared as _TwoGroupRows
+from fairstats.groups import group_labels
 from fairstats.multiplicity import adjust_pvalues, three_way_verdicts
-from fairstats.outcomes import OUTCOME_TESTS, _outcome_rows_many
+from fairstats.outcomes import OUTCOME_TESTS, outcome_rows_many
 from fairstats.power import DEFAULT_POWER
-from fairstats.reporting import one_line
 
 __all__ = [
     "AUDIT_TESTS",
@@ -263,11 +263,11 @@ def comparisons(order: list[str], biggest: str, options: AuditOptions) -> list[t
 
 @dataclass(frozen=True)
 class _Pairs:
-    """The rows of one grouping validated once (``_prepare_iv``); called with a group, the same rows with the
-    masks of that group and the reference: the two-group input of each comparison at the cost of one
+    """The rows of one grouping validated once (``two_group_rows``); called with a group, the same rows with
+    the masks of that group and the reference: the two-group input of each comparison at the cost of one
     integer comparison over the rows."""
 
-    base: _TwoGroupRows
+    base: TwoGroupRows
     codes: np.ndarray  # per row, the position of its group in ``index``
     index: dict[str, int]
 
@@ -275,7 +275,7 @@ class _Pairs:
     def metrics(self) -> tuple[str, ...]:
         return self.base.metrics
 
-    def __call__(self, g: str) -> _TwoGroupRows:
+    def __call__(self, g: str) -> TwoGroupRows:
         return replace(self.base, group_a=g, mask_a=self.codes == self.index[g])
 
 
@@ -283,7 +283,7 @@ def _pairs(prep: Prepared, group, reference: str, others: list[str], y_score, te
     metrics = list(dict.fromkeys(m for t in tests for m in OUTCOME_TESTS[t]))
     rows = prep.data if isinstance(prep.data, Counts) else prep.checked
     y01, p01 = prep.cols["y01"], prep.cols["p01"]
-    base = _prepare_iv(rows, group, y01, p01, y_score, (others[0], reference), metrics, 1)
+    base = two_group_rows(rows, group, y01, p01, y_score, (others[0], reference), metrics, 1)
     codes, uniques = pd.factorize(base.labels.to_numpy())
     return _Pairs(base=base, codes=codes, index={str(u): i for i, u in enumerate(uniques)})
 
@@ -322,7 +322,7 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
         # every group against the reference at once: each comparison's bootstrap on its own stream, the
         # tests, intervals, equivalence and power of all the comparisons' rates in one computation
         pair_of = _pairs(prep, group, reference, others, y_score, tests)
-        compared = _outcome_rows_many(
+        compared = outcome_rows_many(
             [pair_of(g) for g in others],
             [task_rng(options.seed, "bootstrap", *stream, g) for g in others],
             tests,

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import pvalue_relation
-from fairstats.reporting import one_line
+from fairstats.auditing.writing import one_line
 
 __all__ = ["VERDICT_INTRO", "verdict_counts", "verdict_sentence", "verdict_sentences"]
 

@@ -3,10 +3,9 @@
 Reference values: the numbers printed in paper B, transcribed in data/published/paper-b-tables.csv
 (provenance: ../shared/papers/significant-fairness-violations-nij.txt, Tables I-XI; checked against the text
 by tests/compendium/test_published_b.py). Tolerance: equality at the printed precision
-(fairstats.reporting.matches_at_printed_precision; printed p-values "~0"/"~1" when ours rounds to 0/1 at three
-decimals, compendium.publish.published.matches_printed_pvalue).
+(compendium.publish.published.matches_at_printed_precision; printed p-values "~0"/"~1" when ours rounds to 0/1
+at three decimals, compendium.publish.published.matches_printed_pvalue).
 """
-
 
 import numpy as np
 import pandas as pd
@@ -178,5 +177,3 @@ def test_table_xx_pvalues_are_not_the_eq3_mid_p(pvr):
         assert p == pytest.approx(mid, abs=5e-5) and not matches_printed("P-Value", printed, p)
         assert f"mid-p of Eq. 3 with k = min(K, N-K) = {p:.4g}" in xx.loc[row, "note"]
     assert "verdict at alpha = 0.05 changes" in xx.loc["Logistic Regression (Protected)", "note"]
-
-

@@ -22,8 +22,8 @@ from repo_paths import ROOT
 from compendium.course.labs import LABS
 from compendium.publish.notebook_html import MATHJAX, copy_mathjax, render_notebook
 from compendium.publish.published import PVR_COLUMNS
+from compendium.publish.reporting import write_table
 from compendium.publish.site import build_site
-from fairstats.reporting import write_table
 
 COMMITTED_SITE = ROOT / "results" / "default" / "report"
 

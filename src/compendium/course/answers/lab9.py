@@ -22,7 +22,7 @@ def _search(n_resamples: int, seed: int):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fairstats.UndefinedTestWarning)
-        return fairstats.subgroup_search(compas_preset("propublica_violent"), attributes=ATTRIBUTES,
+        return fairstats.subgroup_search(compas_preset("propublica_violent"), group=ATTRIBUTES,
                                          y_true="y_true", y_pred="y_pred", metrics=["fpr"], max_depth=3,
                                          min_size=30, alpha=0.05, n_resamples=n_resamples, rng=seed)
 

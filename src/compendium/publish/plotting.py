@@ -1,4 +1,5 @@
-"""One figure style for the compendium, and saving figures as PNG and PDF."""
+"""One figure style for the compendium, and saving figures as PNG and PDF (was ``fairstats.plotting``, shipped
+in the wheel until fairstats 0.3; the audit has its own, ``fairstats.auditing.writing``)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 
-from fairstats.plotting import save_figure, set_style
+from compendium.publish.plotting import save_figure, set_style
 
 
 def _figure():

@@ -1,9 +1,9 @@
-"""Table writing (fairstats.reporting): full-precision CSV, rounded Markdown, atomic writes."""
+"""Table writing (compendium.publish.reporting): full-precision CSV, rounded Markdown, atomic writes."""
 
 import pandas as pd
 import pytest
 
-from fairstats.reporting import atomic_write_text, to_markdown, write_table
+from compendium.publish.reporting import atomic_write_text, to_markdown, write_table
 
 
 def test_write_table_writes_csv_at_full_precision_and_rounded_markdown(tmp_path):

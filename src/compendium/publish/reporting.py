@@ -1,39 +1,18 @@
-"""Writing tables: tidy CSV at full precision plus a rounded Markdown rendering, both written atomically."""
+"""Writing the compendium's tables: tidy CSV at full precision plus a rounded Markdown rendering, both written
+atomically by :func:`compendium._files.atomic_write_text` (was ``fairstats.reporting``, shipped in the wheel
+until fairstats 0.3; the audit has its own writer, ``fairstats.auditing.writing``)."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from compendium._files import atomic_write_text
 
-def one_line(message: object) -> str:
-    """``message`` as text on one line (runs of whitespace, newlines included, become one space)."""
-    return " ".join(str(message).split())
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename.
-
-    A crash or an exception leaves either the old file or none, never a half-written one.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the permissions open() would
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+__all__ = ["atomic_write_text", "to_markdown", "write_table"]
 
 
 def to_markdown(frame: pd.DataFrame, *, digits: int = 3, index: bool = False) -> str:

@@ -1,0 +1,139 @@
+"""Names that left fairstats' public API, and where they went (issue 38).
+
+One home for the library's migration table (``docs/migration.rst`` is its prose): ``RENAMED`` maps an old name
+to its new home, which the old one still reaches for one release with a :class:`DeprecationWarning` that names
+it; ``REMOVED`` names what is gone for good, with the reason and the new home. :func:`attribute` is what a
+module's ``__getattr__`` returns (``def __getattr__(name): return attribute(__name__, name)``): the renamed
+object with its warning, or an ``AttributeError`` that says what became of the name. :func:`renamed_keywords`
+does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import warnings
+from collections.abc import Callable
+
+__all__ = ["REMOVED", "RENAMED", "RENAMED_KEYWORDS", "attribute", "missing", "renamed_keywords"]
+
+#: The release in which the deprecated names of ``RENAMED`` go.
+REMOVAL = "0.4"
+
+#: Constants that leave the top level (issue 38, item 1): each one's module keeps it, where the function
+#: whose options, columns or verdicts it lists documents it.
+_CONSTANTS = {
+    "CHANGE_METRICS": "disparity_change",
+    "CHANGE_VERDICTS": "disparity_change",
+    "DISPARITY_CHANGE_COLUMNS": "disparity_change",
+    "DEFAULT_MARGIN": "equivalence",
+    "DEFAULT_MARGIN_RATIO": "equivalence",
+    "DEFAULT_MARGIN_V": "equivalence",
+    "DEFAULT_POWER": "power",
+    "FOUR_FIFTHS": "impact",
+    "FOUR_FIFTHS_VERDICTS": "impact",
+    "UNKNOWN_CATEGORY": "impact",
+    "MONITOR_METRICS": "monitor",
+    "MONITOR_STATES": "monitor",
+    "OUTCOME_TESTS": "outcomes",
+    "REAL_WITHIN_MARGIN": "multiplicity",
+    "REGRESSION_METRICS": "regression",
+    "SCORE_DISTRIBUTION_TESTS": "score_distributions",
+    "SCORE_TEST_COLUMNS": "score_tests",
+    "SEARCH_COLUMNS": "search",
+    "SEARCH_METRICS": "search",
+}
+
+#: Result classes named after their functions (issue 38, item 1): old name -> (module, new name).
+_RESULTS = {
+    "CramersVBootstrapResult": ("bootstrap", "BootstrapCramersVResult"),
+    "DisparityBootstrapResult": ("bootstrap", "BootstrapDisparityResult"),
+    "LevelRatesResult": ("levels", "LevelRateTestsResult"),
+    "OrdinalAssociationResult": ("ordinal", "LinearByLinearResult"),
+    "RecalibrationResult": ("recalibration", "RecalibrationTestsResult"),
+    "BoundedLossResult": ("regression", "BoundedGroupLossResult"),
+    "ScoreDistributionResult": ("score_distributions", "ScoreDistributionTestsResult"),
+}
+
+#: old qualified name -> new qualified name; the old one works until ``REMOVAL``, with a DeprecationWarning
+RENAMED: dict[str, str] = {
+    **{f"fairstats.{name}": f"fairstats.{module}.{name}" for name, module in _CONSTANTS.items()},
+    **{f"fairstats.{old}": f"fairstats.{new}" for old, (_, new) in _RESULTS.items()},
+    **{f"fairstats.{module}.{old}": f"fairstats.{module}.{new}" for old, (module, new) in _RESULTS.items()},
+}
+
+_PAPER_B_CALIBRATION = (
+    "paper B's calibration chi-squared (its Eq. 1-2), whose chi-squared reference is not justified, moved "
+    "to the papers' compendium (compendium.paper_b.calibration, not part of the fairstats package) in "
+    "fairstats 0.3; the library's test of the same hypothesis is fairstats.calibration_independence_test"
+)
+
+#: qualified name -> why it is gone and where it went
+REMOVED: dict[str, str] = {
+    f"{module}.{name}": _PAPER_B_CALIBRATION
+    for module in ("fairstats", "fairstats.calibration")
+    for name in (
+        "calibration_test",
+        "well_calibration_test",
+        "score_bins",
+        "CalibrationResult",
+        "EmptyBinWarning",
+    )  # fmt: skip
+}
+
+
+def missing(module: str, name: str) -> AttributeError:
+    """The ``AttributeError`` for ``module.name``: what became of it when it left, else Python's own words."""
+    why = REMOVED.get(f"{module}.{name}")
+    if why is not None:
+        return AttributeError(f"{module}.{name} was removed: {why}")
+    return AttributeError(f"module {module!r} has no attribute {name!r}")
+
+
+def attribute(module: str, name: str) -> object:
+    """``module.name`` for a module's ``__getattr__``: the object a renamed name now has, with a
+    :class:`DeprecationWarning` naming its new home; else the ``AttributeError`` of :func:`missing`."""
+    new = RENAMED.get(f"{module}.{name}")
+    if new is None:
+        raise missing(module, name)
+    warnings.warn(
+        f"{module}.{name} is deprecated since fairstats 0.3 and goes in {REMOVAL}: use {new}",
+        DeprecationWarning,
+        stacklevel=3,  # the line that looked the name up (past this function and the module's __getattr__)
+    )
+    home, _, attr = new.rpartition(".")
+    return getattr(importlib.import_module(home), attr)
+
+
+#: function -> {old keyword: new keyword}, filled by :func:`renamed_keywords` (the migration table's rows)
+RENAMED_KEYWORDS: dict[str, dict[str, str]] = {}
+
+
+def renamed_keywords(**renames: str) -> Callable:
+    """Decorator: each old keyword (``attributes="group"``) is still accepted until ``REMOVAL``, with a
+    :class:`DeprecationWarning` naming the new one; both at once is a ``TypeError``. The signature shown
+    (``inspect.signature``, the API docs) is the function's own, with the new names only."""
+
+    def decorate(func: Callable) -> Callable:
+        where = f"{func.__module__}.{func.__qualname__}"
+        RENAMED_KEYWORDS[where] = dict(renames)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both `{old}` (its old name) and `{new}`: "
+                                        f"pass `{new}` only")  # fmt: skip
+                    warnings.warn(
+                        f"`{old}` of fairstats.{func.__name__} is deprecated since fairstats 0.3 and goes in "
+                        f"{REMOVAL}: use `{new}`",
+                        DeprecationWarning,
+                        stacklevel=2,
+                    )
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
