@@ -337,8 +337,8 @@ def write_comparison_report(folder: Path, audit: ComparisonAudit, notes: tuple[s
     escaped, as the decisions report: :func:`fairstats.auditing.report.write_report`)."""
     from fairstats._version import __version__
     from fairstats.auditing.provenance import input_hashes, report_date, versions
-    from fairstats.auditing.report import _environment, audited_context
-    from fairstats.reporting import atomic_write_text
+    from fairstats.auditing.report import audited_context, template_environment
+    from fairstats.auditing.writing import atomic_write_text
 
     options, table = audit.options, audit.table
     fairness = table[table["family"] == "fairness"]
@@ -375,5 +375,5 @@ def write_comparison_report(folder: Path, audit: ComparisonAudit, notes: tuple[s
                        "command": audit.command or "(not recorded)", "versions": versions()},
     }  # fmt: skip
     for kind in ("md", "html"):
-        text = _environment(kind).get_template(f"comparison.{kind}.j2").render(**context)
+        text = template_environment(kind).get_template(f"comparison.{kind}.j2").render(**context)
         atomic_write_text(folder / f"report.{kind}", text)
