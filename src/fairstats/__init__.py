@@ -10,6 +10,7 @@ in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditi
 """
 
 from fairstats._version import __version__  # noqa: F401, I001
+from fairstats import _epoch  # noqa: F401, I001 - before scipy: a bad SOURCE_DATE_EPOCH must not stop the import
 
 # Public API (one line per module; keep sorted).
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
