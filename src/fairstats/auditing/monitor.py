@@ -91,7 +91,8 @@ def _monitor_options(options: AuditOptions) -> dict[str, object]:
 
 def _rows_record(options: AuditOptions) -> dict[str, object]:
     """The row step's options, kept in the state: a later run must filter and decide as the first did."""
-    return {"where": list(options.where), "y_pred_positive": list(options.y_pred_positive),
+    return {"where": list(options.where), "date_format": options.date_format,
+            "y_pred_positive": list(options.y_pred_positive),
             "y_pred_threshold": options.y_pred_threshold}  # fmt: skip
 
 
@@ -159,8 +160,9 @@ def _load(target: Path, options: AuditOptions, state: Path) -> tuple[FairnessMon
             f"--state {str(state)!r}: {STATE} is not a monitor state ({one_line(err)})"
         ) from None
     fresh = {**FairnessMonitor(**_monitor_options(options)).to_state()["options"], **_rows_record(options)}
-    unfiltered = {"where": [], "y_pred_positive": [], "y_pred_threshold": None}  # a state from before 0.3
-    stored = {**record["monitor"]["options"], **record.get("rows", unfiltered)}
+    # a state from before 0.3 has no "rows"; one from before issue 36 no "date_format"
+    unfiltered = {"where": [], "date_format": None, "y_pred_positive": [], "y_pred_threshold": None}
+    stored = {**record["monitor"]["options"], **unfiltered, **record.get("rows", {})}
     for key, value in fresh.items():
         if key == "reference" or stored.get(key) == value:
             continue
