@@ -65,6 +65,235 @@ def _one_line_refusal(status: int, err: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------
+# the monitor's state as a small database
+# --------------------------------------------------------------------------------------------------------
+
+MONITOR = ["--group", "g", "--y-pred", "p"]
+AUDIT = ["--group", "g", "--y-pred", "p", "--y-true", "y", *FAST]
+
+
+def _batches(folder: Path, names, seed: int = 0) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, name in enumerate(names):
+        path = folder / name
+        frame = _people(300, seed=seed + i)
+        if path.suffix == ".parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False)
+        paths.append(path)
+    return paths
+
+
+def _state(tmp_path: Path, capsys, names=("b1.csv", "b2.csv")) -> tuple[Path, Path]:
+    """A monitor state that processed ``names`` (in tmp_path/in), and the batch folder."""
+    batches = tmp_path / "in"
+    _batches(batches, names)
+    state = tmp_path / "st"
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+    assert status == 0, err
+    return state, batches
+
+
+def _processed(state: Path) -> list[str]:
+    import json
+
+    return [name for name, _ in json.loads((state / "monitor.json").read_text())["batches"]]
+
+
+def test_an_audit_never_replaces_a_monitors_state(tmp_path, capsys):
+    """``fairstats audit --out STATE`` and ``Audit.save(STATE)`` are refused, naming the folder; so is a
+    monitor on an audit's folder: each writer replaces only folders it wrote."""
+    state, _ = _state(tmp_path, capsys)
+    before = _snapshot(state)
+    data = tmp_path / "people.csv"
+    _people().to_csv(data, index=False)
+    status, _, err = _main(capsys, "audit", data, *AUDIT, "--out", state)
+    _one_line_refusal(status, err)
+    assert repr(str(state)) in err and "monitor's state" in err
+    audit = fairstats.audit(pd.read_csv(data), group="g", y_pred="p", y_true="y", n_resamples=99)
+    with pytest.raises(AuditError, match="monitor's state") as caught:
+        audit.save(state)
+    assert repr(str(state)) in str(caught.value) and "\n" not in str(caught.value)
+    assert _snapshot(state) == before
+    out = tmp_path / "audit"
+    audit.save(out)
+    written = _snapshot(out)
+    status, _, err = _main(capsys, "monitor", tmp_path / "in", *MONITOR, "--state", out)
+    _one_line_refusal(status, err)
+    assert repr(str(out)) in err and "audit's output folder" in err and _snapshot(out) == written
+    audit.save(out)  # an audit still replaces its own folder
+
+
+@pytest.mark.parametrize("change", ["deleted", "changed", "added"])
+@pytest.mark.parametrize("name", ["monitor.csv", "monitor.json", "monitor.png"])
+def test_a_state_that_does_not_match_its_manifest_is_refused_naming_the_file(tmp_path, capsys, change, name):
+    state, batches = _state(tmp_path, capsys)
+    path = state / (name + ".bak" if change == "added" else name)
+    if change == "deleted":
+        path.unlink()
+    elif change == "changed":
+        path.write_bytes(path.read_bytes() + b"\n")
+    else:
+        path.write_bytes((state / name).read_bytes())
+    before = _snapshot(state)
+    _batches(batches, ["b3.csv"], seed=3)  # with a new batch, and without
+    for _ in range(2):
+        status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+        _one_line_refusal(status, err)
+        assert repr(path.name) in err and repr(str(state)) in err, err
+        assert _snapshot(state) == before
+        (batches / "b3.csv").unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("copy", ["later run", "same run"])
+def test_a_batch_under_another_name_is_refused_not_counted_twice(tmp_path, capsys, copy):
+    if copy == "later run":
+        state, batches = _state(tmp_path, capsys)
+    else:
+        state, batches = tmp_path / "st", tmp_path / "in"
+        _batches(batches, ["b1.csv", "b2.csv"])
+    (batches / "b9.csv").write_bytes((batches / "b2.csv").read_bytes())
+    before = _snapshot(state) if state.exists() else None
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+    _one_line_refusal(status, err)
+    assert "'b9.csv'" in err and "'b2.csv'" in err and "counted once" in err
+    assert (_snapshot(state) if state.exists() else None) == before
+
+
+def test_a_second_run_on_a_state_waits_for_the_first_and_loses_no_batch(tmp_path, capsys):
+    """While one run holds the state's lock, another waits, then reads what the first left."""
+    from fairstats.auditing.folder import locked
+
+    state, batches = _state(tmp_path, capsys, ["b1.csv"])
+    _batches(batches, ["b2.csv"], seed=2)
+    argv = [sys.executable, "-m", "fairstats", "monitor", str(batches), *MONITOR, "--state", str(state)]
+    with locked(state.resolve(), owner="monitor"):
+        before = _snapshot(state)
+        child = subprocess.Popen(argv, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = child.communicate(timeout=8)
+        except subprocess.TimeoutExpired:
+            out = err = None  # still waiting for the lock, as it should
+        assert out is None, (child.returncode, err)
+        assert _snapshot(state) == before
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    assert _processed(state) == ["b1.csv", "b2.csv"]
+
+
+def test_a_run_that_cannot_get_the_lock_gives_up_leaving_the_folder(tmp_path, capsys, monkeypatch):
+    from fairstats.auditing import folder
+
+    monkeypatch.setattr(folder, "LOCK_WAIT", 0.3)
+    state, batches = _state(tmp_path, capsys, ["b1.csv"])
+    _batches(batches, ["b2.csv"], seed=2)
+    data = tmp_path / "people.csv"
+    _people().to_csv(data, index=False)
+    out = tmp_path / "audit"
+    with folder.locked(state.resolve(), owner="monitor"), folder.locked(out.resolve()):
+        before = _snapshot(state)
+        status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+        _one_line_refusal(status, err)
+        assert "being updated by another fairstats run" in err and repr(str(state.resolve())) in err
+        assert _snapshot(state) == before
+        status, _, err = _main(capsys, "audit", data, *AUDIT, "--out", out)
+        _one_line_refusal(status, err)
+        assert "being updated by another fairstats run" in err and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "people.csv", "st"]  # no lock file left
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+    assert status == 0, err
+    assert _processed(state) == ["b1.csv", "b2.csv"]
+
+
+def test_monitors_started_together_lose_no_batch_and_do_not_mix_options(tmp_path, capsys):
+    """Two runs at once on one state: both batches end up in it (whichever ran first); two new monitors with
+    different groups on one fresh state: one wins, the other is refused, never a mixed state."""
+    state, batches = _state(tmp_path, capsys, ["b1.csv"])
+    _batches(batches, ["b2.csv", "b3.csv"], seed=2)
+    first = tmp_path / "first"
+    first.mkdir()
+    (first / "b2.csv").write_bytes((batches / "b2.csv").read_bytes())
+    common = [sys.executable, "-m", "fairstats", "monitor"]
+    runs = [[*common, str(batches / "b1.csv"), str(first / "b2.csv"), *MONITOR, "--state", str(state)],
+            [*common, str(batches), *MONITOR, "--state", str(state)]]  # fmt: skip
+    children = [subprocess.Popen(a, env=_env(), stderr=subprocess.PIPE, text=True) for a in runs]
+    errors = [c.communicate(timeout=300)[1] for c in children]
+    assert [c.returncode for c in children] == [0, 0], errors
+    assert _processed(state) == ["b1.csv", "b2.csv", "b3.csv"]
+    fresh = tmp_path / "fresh"
+    runs = [[*common, str(batches), "--group", group, "--y-pred", "p", "--state", str(fresh)]
+            for group in ("g", "y")]  # fmt: skip
+    children = [subprocess.Popen(a, env=_env(), stderr=subprocess.PIPE, text=True) for a in runs]
+    errors = [c.communicate(timeout=300)[1] for c in children]
+    statuses = sorted(c.returncode for c in children)
+    assert statuses == [0, 2], errors
+    loser = errors[[c.returncode for c in children].index(2)]
+    assert "was started with group" in loser and len(loser.strip().splitlines()) == 1
+    import json
+
+    record = json.loads((fresh / "monitor.json").read_text())
+    winner = ["g", "y"][[c.returncode for c in children].index(0)]
+    assert record["monitor"]["options"]["group"] == winner
+
+
+def test_a_group_is_one_value_whether_a_batch_holds_it_as_text_or_number(tmp_path, capsys):
+    """Parquet batches keep their types: group 1 (a number) and "1" (text) are one group, compared with the
+    others, never with itself."""
+    batches = tmp_path / "in"
+    batches.mkdir()
+    rng = np.random.default_rng(5)
+    for name, values in (("b1.parquet", [1, 2]), ("b2.parquet", ["1", "2", "x"]), ("b3.parquet", [1.0, 2.0])):
+        groups = rng.choice(np.array(values, dtype=object), 300)
+        frame = pd.DataFrame({"g": groups, "p": rng.integers(0, 2, 300)})
+        if name != "b2.parquet":
+            frame["g"] = frame["g"].astype(type(values[0]))
+        frame.to_parquet(batches / name, index=False)
+    state = tmp_path / "st"
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+    assert status == 0, err
+    table = pd.read_csv(state / "monitor.csv", dtype=str)
+    assert set(zip(table["group"], table["reference"], strict=True)) <= {("2", "1"), ("x", "1"), ("1", "2"),
+                                                                          ("x", "2")}  # fmt: skip
+    assert not (table["group"] == table["reference"]).any()
+    assert table.groupby("batch").size().to_dict() == {"b1.parquet": 1, "b2.parquet": 2, "b3.parquet": 2}
+
+
+def test_the_library_monitor_refuses_a_group_of_another_type():
+    monitor = fairstats.FairnessMonitor(group="g", y_pred="p")
+    monitor.update(pd.DataFrame({"g": [1, 2] * 20, "p": [0, 1, 1, 0] * 10}))
+    state = monitor.to_state()
+    with pytest.raises(ValueError, match=r"batch '2'.*column 'g'.*'1'.*text.*numbers"):
+        monitor.update(pd.DataFrame({"g": ["1", "2"] * 20, "p": [0, 1, 1, 0] * 10}))
+    assert monitor.to_state() == state
+    with pytest.raises(ValueError, match=r"column 'g'.*both text and numbers"):
+        fairstats.FairnessMonitor(group="g", y_pred="p").update(
+            pd.DataFrame({"g": np.array([1, "1"] * 20, dtype=object), "p": [0, 1, 1, 0] * 10})
+        )
+
+
+@pytest.mark.parametrize("favorable", ["1", "1.0", "0"])
+def test_parquet_batches_with_0_1_decisions_take_favorable_as_a_number(tmp_path, capsys, favorable):
+    batches = tmp_path / "in"
+    _batches(batches, ["b1.parquet", "b2.parquet"])
+    state = tmp_path / "st"
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--y-true", "y", "--favorable", favorable,
+                           "--state", state)  # fmt: skip
+    assert status == 0, err
+    import json
+
+    assert json.loads((state / "monitor.json").read_text())["monitor"]["options"]["favorable"] == favorable
+    frames = [pd.read_parquet(batches / f"b{i}.parquet") for i in (1, 2)]
+    both = pd.concat(frames)
+    value = int(float(favorable))
+    table = pd.read_csv(state / "monitor.csv", dtype={"group": str, "reference": str})
+    last = table[(table["batch"] == "b2.parquet") & (table["metric"] == "ppr")].iloc[0]
+    rate = {g: (part["p"] == value).mean() for g, part in both.groupby("g")}
+    assert last["estimate"] == pytest.approx(rate[last["group"]] - rate[last["reference"]])
+
+
+# --------------------------------------------------------------------------------------------------------
 # clear errors for misuse: a malformed SOURCE_DATE_EPOCH
 # --------------------------------------------------------------------------------------------------------
 
