@@ -153,15 +153,15 @@ class MonitorUpdate(Result):
 # --------------------------------------------------------------------------------------------------------
 
 
-def _label(value: object) -> object:
-    """A group or label value as a plain Python scalar (JSON-able, the same after a save and a load)."""
+def _label(value: object, name: str | None = None) -> object:
+    """A group or label value as a plain Python scalar (JSON-able, the same after a save and a load);
+    ``name``: the keyword that gave it, named in the error."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool | int | float | str):
         return value
-    raise TypeError(
-        f"group and label values must be strings or numbers, got {value!r} ({type(value).__name__})"
-    )
+    what = "group and label values" if name is None else f"`{name}`"
+    raise TypeError(f"{what} must be a string or a number, got {type(value).__name__} {value!r}")
 
 
 def _order(value: object) -> tuple[str, object]:
@@ -297,8 +297,8 @@ class FairnessMonitor:
         self.v_opt = v_opt_iv(v_opt)
         self._rho = mixture_rho(self.v_opt, self.alpha)
         self.margin = None if margin is None else float(margin)
-        self.favorable = _label(favorable)
-        self.reference = None if reference is None else _label(reference)
+        self.favorable = _label(favorable, "favorable")
+        self.reference = None if reference is None else _label(reference, "reference")
         self._counts: dict[object, dict[str, list[int]]] = {}  # group -> metric -> [s, n]
         self._comparisons: dict[tuple[object, str], _Comparison] = {}
         self._others: dict[str, object] = {}  # column -> the one non-favourable value seen
@@ -363,7 +363,7 @@ class FairnessMonitor:
             column and the values), group values of another type (text or numbers) than the earlier
             batches'. The monitor is unchanged after an error.
         """
-        label = str(self.n_batches + 1) if label is None else str(label)
+        label = str(self.n_batches + 1) if label is None else str(_label(label, "label"))
         where = f"batch {label!r}"
         table = self._counted(batch, where)
         favourable = {c: self._labels_iv(table, c, where) for c in self._columns()[1:]}

@@ -343,6 +343,36 @@ def test_a_malformed_source_date_epoch_stops_only_what_writes_a_report(value, tm
 
 
 # --------------------------------------------------------------------------------------------------------
+# clear errors for misuse: keywords of the wrong type, MultiIndex columns
+# --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("keyword", ["reference", "favorable", "label"])
+@pytest.mark.parametrize("value", [["a"], {"a": 1}, {"a"}, b"a", None])
+def test_the_monitors_label_keywords_name_themselves(keyword, value):
+    if value is None:
+        value = object()
+    frame = _people(60)
+    with pytest.raises(TypeError, match=rf"^`{keyword}` must be a string or a number, got \w+ ") as caught:
+        if keyword == "label":
+            fairstats.FairnessMonitor(group="g", y_pred="p").update(frame, label=value)
+        else:
+            fairstats.FairnessMonitor(group="g", y_pred="p", **{keyword: value})
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("second", [["0", "1", "2"], ["", "x", ""], ["g", "y", "p"]])
+def test_multiindex_columns_are_refused_as_such_not_as_a_repeated_or_missing_name(second):
+    frame = _people(200)
+    frame.columns = pd.MultiIndex.from_arrays([list(frame.columns), second])
+    with pytest.raises(AuditError, match=r"^`data` has columns of 2 levels \(a pandas MultiIndex") as caught:
+        fairstats.audit(frame, group="g", y_true="y", y_pred="p", n_resamples=99)
+    assert "more than once" not in str(caught.value) and "not found" not in str(caught.value)
+    with pytest.raises(ValueError, match=r"^`data` has columns of 2 levels"):
+        fairstats.equal_confusion_test(frame, group="g", y_true="y", y_pred="p")
+
+
+# --------------------------------------------------------------------------------------------------------
 # filters that mean what they say: names as written
 # --------------------------------------------------------------------------------------------------------
 
