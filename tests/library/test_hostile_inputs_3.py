@@ -372,6 +372,39 @@ def test_multiindex_columns_are_refused_as_such_not_as_a_repeated_or_missing_nam
         fairstats.equal_confusion_test(frame, group="g", y_true="y", y_pred="p")
 
 
+BAD_NUMBERS = [("y", "oops", "is no number"), ("p", "inf", "is not finite"),
+               ("y", "-Infinity", "is not finite"), ("p", "1,5", "is no number")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("column", "value", "what"), BAD_NUMBERS)
+@pytest.mark.parametrize("where", [(), ("--where", "g = 'a' OR g = 'b'")])
+def test_regression_errors_name_the_column_the_value_and_the_files_line(tmp_path, capsys, column, value, what,
+                                                                        where):  # fmt: skip
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"g": rng.choice(["a", "b", "c"], 200), "y": rng.normal(size=200),
+                          "p": rng.normal(size=200)}).astype(object)  # fmt: skip
+    frame.loc[[0, 1], "g"] = "c"  # removed by the filter: the line must still be the file's own
+    frame.loc[13, column] = value
+    data = tmp_path / "scores.csv"
+    frame.to_csv(data, index=False)
+    status, _, err = _main(capsys, "audit", data, "--task", "regression", "--group", "g", "--y-true", "y",
+                           "--y-pred", "p", *where, "--out", tmp_path / "o")  # fmt: skip
+    _one_line_refusal(status, err)
+    flag = "--y-true" if column == "y" else "--y-pred"
+    shown = repr(float(value)) if what == "is not finite" else repr(value)
+    assert f"{flag}: column {column!r} holds {shown} on line 15 of scores.csv, which {what}" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_regression_errors_in_a_frame_name_the_row_by_position():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"g": rng.choice(["a", "b"], 100), "y": rng.normal(size=100),
+                          "p": rng.normal(size=100)}, index=np.arange(100) + 1000)  # fmt: skip
+    frame.loc[1004, "p"] = -np.inf
+    with pytest.raises(AuditError, match=r"^--y-pred: column 'p' holds -inf on row 5 of the data, which is"):
+        fairstats.audit(frame, task="regression", group="g", y_true="y", y_pred="p")
+
+
 # --------------------------------------------------------------------------------------------------------
 # filters that mean what they say: names as written
 # --------------------------------------------------------------------------------------------------------
