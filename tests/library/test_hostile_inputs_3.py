@@ -207,6 +207,25 @@ def test_a_run_that_cannot_get_the_lock_gives_up_leaving_the_folder(tmp_path, ca
     assert _processed(state) == ["b1.csv", "b2.csv"]
 
 
+def test_a_killed_runs_lock_is_taken_over_and_a_foreign_file_there_left_alone(tmp_path, capsys):
+    import json
+
+    state, batches = _state(tmp_path, capsys, ["b1.csv"])
+    _batches(batches, ["b2.csv"], seed=2)
+    lock = tmp_path / ".st.fairstats-lock"
+    lock.write_text(json.dumps({"fairstats-lock": str(state.resolve()), "pid": 2**22 + 7}) + "\n")
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)  # its lock ended with it
+    assert status == 0, err
+    assert _processed(state) == ["b1.csv", "b2.csv"] and not lock.exists()
+    lock.write_text("my notes\n")
+    _batches(batches, ["b3.csv"], seed=3)
+    before = _snapshot(state)
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", state)
+    _one_line_refusal(status, err)
+    assert repr(str(lock)) in err and "not a fairstats lock file" in err
+    assert lock.read_text() == "my notes\n" and _snapshot(state) == before
+
+
 def test_monitors_started_together_lose_no_batch_and_do_not_mix_options(tmp_path, capsys):
     """Two runs at once on one state: both batches end up in it (whichever ran first); two new monitors with
     different groups on one fresh state: one wins, the other is refused, never a mixed state."""
