@@ -424,6 +424,38 @@ def test_regression_errors_in_a_frame_name_the_row_by_position():
         fairstats.audit(frame, task="regression", group="g", y_true="y", y_pred="p")
 
 
+def test_results_compare_by_identity_and_hash():
+    """Results are frozen dataclasses with eq=False: ``==`` is identity, ``hash`` works (it raised before)."""
+    frame = _people(300, s=lambda rng, n: rng.normal(size=n), t=lambda rng, n: rng.normal(size=n))
+    results = [fairstats.audit(frame, group="g", y_true="y", y_pred="p", n_resamples=99),
+               fairstats.audit(frame, task="impact_ratios", group="g", y_pred="p"),
+               fairstats.audit(frame, task="regression", group="g", y_true="s", y_pred="t", n_resamples=99)]
+    again = fairstats.audit(frame, group="g", y_true="y", y_pred="p", n_resamples=99)
+    for result in results:
+        assert result == result and hash(result) == hash(result) and len({result, result}) == 1
+    assert results[0] != again and len({results[0], again}) == 2
+
+
+def test_levels_given_as_text_are_split_at_commas_like_every_list_option():
+    rng = np.random.default_rng(3)
+    levels = ["Low", "Medium", "High"]
+    frame = pd.DataFrame({"g": rng.choice(["a", "b"], 300), "d": rng.choice(levels, 300),
+                          "o": rng.choice(levels, 300)})  # fmt: skip
+    text = fairstats.audit(frame, group="g", y_pred="d", y_true="o", decision_levels="Low,Medium,High",
+                           n_resamples=99)  # fmt: skip
+    listed = fairstats.audit(frame, group="g", y_pred="d", y_true="o", decision_levels=levels, n_resamples=99)
+    assert text.tables.keys() == listed.tables.keys()
+    for name in text.tables:
+        pd.testing.assert_frame_equal(text.tables[name], listed.tables[name])
+
+
+@pytest.mark.parametrize("predicate", [b"y > 0", bytearray(b"y > 0"), [b"y > 0"]])
+def test_a_bytes_predicate_is_refused_as_bytes(predicate):
+    with pytest.raises(AuditError, match=r"^--where: .*must be.*, got byte") as caught:
+        fairstats.audit(_people(), group="g", y_true="y", y_pred="p", where=predicate, n_resamples=99)
+    assert "empty predicate" not in str(caught.value) and "[120, 32" not in str(caught.value)
+
+
 # --------------------------------------------------------------------------------------------------------
 # filters that mean what they say: names as written
 # --------------------------------------------------------------------------------------------------------
@@ -614,3 +646,38 @@ def test_the_monitor_keeps_its_date_format(tmp_path, capsys):
     status, _, err = _main(capsys, *argv, "--date-format", "%m/%d/%Y")
     _one_line_refusal(status, err)
     assert "date_format" in err and _snapshot(state) == before
+
+
+# --------------------------------------------------------------------------------------------------------
+# resources: identifier-like groupings, long labels
+# --------------------------------------------------------------------------------------------------------
+
+
+def test_an_identifier_like_group_is_refused_by_the_monitor_too(tmp_path, capsys):
+    batches = tmp_path / "in"
+    batches.mkdir()
+    frame = _people(3000)
+    frame["id"] = [f"P{i:05d}" for i in range(len(frame))]
+    frame.to_csv(batches / "b1.csv", index=False)
+    state = tmp_path / "s"
+    status, _, err = _main(capsys, "monitor", batches, "--group", "id", "--y-pred", "p", "--state", state)
+    _one_line_refusal(status, err)
+    assert "column 'id' looks like an identifier" in err and not (tmp_path / "s").exists()
+
+
+def test_a_long_label_is_shortened_in_figures_and_whole_in_the_tables(tmp_path, capsys):
+    long = "Ω" + "x" * 100_000 + "$\\frac{1}{2}$"
+    frame = _people(400)
+    frame.loc[frame["g"] == "b", "g"] = long
+    audit = fairstats.audit(frame, group="g", y_true="y", y_pred="p", n_resamples=99)
+    audit.save(tmp_path / "o")
+    pngs = sorted((tmp_path / "o").glob("*.png"))
+    assert pngs and all(p.stat().st_size < 200_000 for p in pngs)
+    assert long in (tmp_path / "o" / "tests.csv").read_text(encoding="utf-8")
+    batches = tmp_path / "in"
+    batches.mkdir()
+    frame.to_csv(batches / "b1.csv", index=False)
+    status, _, err = _main(capsys, "monitor", batches, *MONITOR, "--state", tmp_path / "s")
+    assert status == 0, err
+    assert (tmp_path / "s" / "monitor.png").stat().st_size < 200_000
+    assert long in (tmp_path / "s" / "monitor.csv").read_text(encoding="utf-8")
