@@ -107,7 +107,18 @@ clean-env:
 
 # make docs: the API site (Sphinx, pydata-sphinx-theme, numpydoc) into docs/_build/html/, warnings as errors;
 # it includes the committed results site of the default experiment (results/default/report/) as compendium/.
+# It needs only the library and its [docs] extra, not the compendium's environment: its own venv, .venv-docs,
+# holds fairstats from this checkout (editable) and the extra at the lock's versions (the lock's pins, markers
+# kept and hashes dropped, as constraints; the test suite builds the same site in the compendium's venv).
+DOCS_VENV  := .venv-docs
+DOCS_STAMP := $(DOCS_VENV)/.installed-stamp
+$(DOCS_STAMP): $(LOCK) pyproject.toml
+	$(PYTHON) -m venv $(DOCS_VENV)
+	sed -E -n 's/^([A-Za-z0-9_.-]+==[^ ]+( ; [^\\]+)?) \\$$/\1/p' $(LOCK) > $(DOCS_VENV)/constraints.txt
+	$(DOCS_VENV)/bin/python -m pip install --quiet -c $(DOCS_VENV)/constraints.txt -e '.[docs]'
+	touch $(DOCS_STAMP)
+
 .PHONY: docs
-docs: $(STAMP)
+docs: $(DOCS_STAMP)
 	rm -rf docs/_build docs/api/generated
-	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	$(DOCS_VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html

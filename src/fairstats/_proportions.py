@@ -3,7 +3,9 @@
 The one home of the two-proportion tests that the outcome tests (:mod:`fairstats.outcomes`), the
 decision-level rates (:mod:`fairstats.levels`), the equivalence tests (:mod:`fairstats.equivalence`) and the
 impact ratios (:mod:`fairstats.impact`) share. The statistics are statsmodels' (``test_proportions_2indep``,
-``confint_proportions_2indep``, ``tost_proportions_2indep``, all with ``method="score"``;
+``confint_proportions_2indep``, ``tost_proportions_2indep``, all with ``method="score"``, where they are
+right: statsmodels' restricted estimate of a non-zero difference is not the likelihood's maximum (its
+issue #10269), so the difference's TOST and interval use the score statistic of :func:`_score_diff_statistic`;
 ``score_test_proportions_2indep(compare="ratio")``, inverted by Brent's method for the ratio's interval;
 ``proportions_ztest``) and scipy's (``fisher_exact``); this module only turns their answers into plain floats,
 remembers the answers of the repeated ones (:mod:`fairstats._memo`: many small groups share the same counts)
@@ -102,71 +104,83 @@ def score_tests(count_a, nobs_a, count_b, nobs_b, alternative="two-sided") -> tu
 
 
 def score_tosts(count_a, nobs_a, count_b, nobs_b, low, high, compare) -> tuple[np.ndarray, ...]:
-    """statsmodels' ``tost_proportions_2indep(method="score")`` on arrays of comparisons: ``(p against low,
-    p against high, p)``."""
+    """The TOST of two one-sided score tests on arrays of comparisons: ``(p against low, p against high,
+    p)``, as statsmodels' ``tost_proportions_2indep(method="score")`` defines them (the larger one-sided
+    p-value). The ratio's are statsmodels'; the difference's are :func:`_score_diff_statistic` at ``low`` and
+    ``high``: statsmodels' restricted estimate of a non-zero difference is not the maximum (its cubic's linear
+    coefficient has ``count0`` for ``nobs0``, statsmodels issue #10269), which moved the TOST's p-values."""
+    from scipy import special
     from statsmodels.stats import proportion as smp
 
     four = _floats(count_a, nobs_a, count_b, nobs_b)
-    res = smp.tost_proportions_2indep(*four, low, high, method="score", compare=compare)
-    return tuple(np.asarray(v, dtype=float) for v in (res.results_larger.pvalue, res.results_smaller.pvalue,
-                                                       res.pvalue))  # fmt: skip
+    if compare == "ratio":
+        res = smp.tost_proportions_2indep(*four, low, high, method="score", compare=compare)
+        pvalues = (res.results_larger.pvalue, res.results_smaller.pvalue, res.pvalue)
+        return tuple(np.asarray(v, dtype=float) for v in pvalues)
+    with np.errstate(all="ignore"):
+        p_low = special.ndtr(-_score_diff_statistic(*four, low))  # H0: p_a - p_b <= low
+        p_high = special.ndtr(_score_diff_statistic(*four, high))  # H0: p_a - p_b >= high
+    return p_low, p_high, np.maximum(p_low, p_high)
 
 
-def _score_diff_pvalue(count1, nobs1, count2, nobs2, value):
-    r"""Two-sided p-value of the Miettinen–Nurminen score test of :math:`p_1 - p_2 = \delta` for arrays of
-    comparisons and of hypothesised differences :math:`\delta` (``value``).
+def _score_diff_statistic(count1, nobs1, count2, nobs2, value):
+    r"""Miettinen–Nurminen score statistic of :math:`p_1 - p_2 = \delta` for arrays of comparisons and of
+    hypothesised differences :math:`\delta` (``value``): :math:`z = (\hat p_1 - \hat p_2 - \delta) / se`,
+    the variance at the restricted maximum-likelihood proportions times N / (N - 1).
 
-    statsmodels' ``score_test_proportions_2indep(compare="diff", correction=True)`` takes one :math:`\delta`
-    for all comparisons; the interval inversion needs one per comparison, so its formula is repeated here
-    operation for operation: the restricted maximum-likelihood proportions in closed form (the root of a
-    cubic, Miettinen & Nurminen 1985, Appendix; Farrington & Manning 1990), the pooled proportion at
-    :math:`\delta = 0`, the variance times N / (N - 1), :math:`z = (\hat p_1 - \hat p_2 - \delta) / se`
-    (tested equal to statsmodels').
+    The restricted proportion :math:`\tilde p_2` is the root of the likelihood equation's cubic in closed
+    form (Miettinen & Nurminen 1985, Appendix; Farrington & Manning 1990, Eq. 4): :math:`L_3 = N`,
+    :math:`L_2 = (n_1 + 2 n_2)\delta - N - C`, :math:`L_1 = (n_2 \delta - N - 2 x_2)\delta + C`,
+    :math:`L_0 = x_2 \delta (1 - \delta)`, solved by its trigonometric form. statsmodels
+    (``score_test_proportions_2indep``, 0.14) writes :math:`x_2` for :math:`n_2` in :math:`L_1` (issue
+    #10269): its statistic is not the score statistic away from :math:`\delta = 0`. Here the coefficient is
+    the paper's, the arccos argument and the root are kept in their ranges against rounding, and the
+    statistic is tested equal to the one of a restricted estimate found by root finding (:func:`diff_score`)
+    to 1e-10; at :math:`\delta = 0` the pooled proportion, statsmodels' statistic.
     """
-    from scipy import special
-
     nobs, count = nobs1 + nobs2, count1 + count2
     p1, p0 = count1 / nobs1, count2 / nobs2
-    diff = value
+    diff = np.asarray(value, dtype=float)
     tmp3 = nobs
     tmp2 = (nobs1 + 2 * nobs2) * diff - nobs - count
-    tmp1 = (count2 * diff - nobs - 2 * count2) * diff + count
+    tmp1 = (nobs2 * diff - nobs - 2 * count2) * diff + count
     tmp0 = count2 * diff * (1 - diff)
     q = (tmp2 / (3 * tmp3)) ** 3 - tmp1 * tmp2 / (6 * tmp3**2) + tmp0 / (2 * tmp3)
     p = np.sign(q) * np.sqrt((tmp2 / (3 * tmp3)) ** 2 - tmp1 / (3 * tmp3))
-    a = (np.pi + np.arccos(q / p**3)) / 3
+    a = (np.pi + np.arccos(np.clip(q / p**3, -1.0, 1.0))) / 3
     prop0 = 2 * p * np.cos(a) - tmp2 / (3 * tmp3)
-    pooled = count / nobs
-    prop0 = np.where(diff == 0, pooled, prop0)
-    prop1 = np.where(diff == 0, pooled, prop0 + diff)
-    var = prop1 * (1 - prop1) / nobs1 + prop0 * (1 - prop0) / nobs2
-    var = var * (nobs / (nobs - 1))
-    z = (p1 - p0 - diff) / np.sqrt(var)
-    return special.ndtr(-np.abs(z)) * 2
+    prop0 = np.where(diff == 0, count / nobs, prop0)
+    prop0 = np.clip(prop0, np.maximum(0.0, -diff), np.minimum(1.0, 1.0 - diff))
+    prop1 = prop0 + diff
+    var = (prop1 * (1 - prop1) / nobs1 + prop0 * (1 - prop0) / nobs2) * (nobs / (nobs - 1))
+    return (p1 - p0 - diff) / np.sqrt(var)
+
+
+def _score_diff_pvalue(count1, nobs1, count2, nobs2, value):
+    r"""Two-sided p-value of :func:`_score_diff_statistic`."""
+    from scipy import special
+
+    return special.ndtr(-np.abs(_score_diff_statistic(count1, nobs1, count2, nobs2, value))) * 2
 
 
 def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`score_confint` of the difference for arrays of comparisons (every denominator positive;
-    ``alpha`` one level or one per comparison): ``(low, high, error)``, ``error`` the message statsmodels
-    raises where it finds no interval (the bounds are then NaN), "" elsewhere.
+    """:func:`diff_score_interval` for arrays of comparisons (every denominator positive; ``alpha`` one
+    level or one per comparison): ``(low, high, error)``, ``error`` "" (kept for the callers that name a
+    failure; the interval always exists within [-1, 1]).
 
-    statsmodels (``_score_confint_inversion``) brackets the upper bound between the estimate and the Wald
-    interval's upper end widened by a half (at most 0.99999), the lower bound between the Wald lower end
-    widened by a quarter and the estimate, and solves each with scipy's ``brentq``, which refuses a bracket
-    whose ends give a NaN p-value or no change of sign. The same brackets and refusals here (the upper bound
-    first, as statsmodels); the bounds of every other comparison are found at once by
-    ``scipy.optimize.elementwise.find_root`` on :func:`_score_diff_pvalue` minus ``alpha``, to the last bits
-    (statsmodels' ``brentq`` stops within ``xtol=2e-12``: tested equal to it to 1e-11); a root the elementwise
-    solver does not reach goes to statsmodels itself, one comparison at a time.
+    Each bound is the root of the two-sided p-value of :func:`_score_diff_statistic` minus ``alpha`` between
+    the estimate and -1 or 1 (the end itself where the p-value there is still above ``alpha``), found for
+    every comparison at once by ``scipy.optimize.elementwise.find_root``; a root it does not reach, by
+    :func:`diff_score_interval`. statsmodels' ``confint_proportions_2indep(method="score")`` inverts its own
+    statistic (issue #10269, see :func:`_score_diff_statistic`) from a Wald bracket that can leave [-1, 1]:
+    it refused more than half of a test's comparisons and was off by up to 0.06 on others.
     """
-    from scipy import special
     from scipy.optimize.elementwise import find_root
 
     arrays = _floats(count_a, nobs_a, count_b, nobs_b, alpha)
     shape = arrays[0].shape
     c1, n1, c2, n2, level = (v.ravel() for v in arrays)
     k = c1.size
-    low, high = np.full(k, np.nan), np.full(k, np.nan)
     error = np.full(k, "", dtype=object)
 
     def gap(v, *four_and_level):
@@ -174,48 +188,37 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        p1, p2 = c1 / n1, c2 / n2
-        param = p1 - p2
-        d_wald = -special.ndtri(level / 2) * np.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
-        wald_low, wald_high = param - d_wald, param + d_wald
-        ub = np.minimum(wald_high + np.abs(wald_high) * 0.5, 0.99999)
-        lb = wald_low - np.abs(wald_low) * 0.25
-        ends = {}
-        for name, v in (("param", param), ("ub", ub), ("lb", lb)):
-            ends[name] = gap(v, c1, n1, c2, n2, level)
-        # brentq's refusals, in its order: f(a) then f(b) NaN, then no change of sign; upper bound first
-        for a, b in (("param", "ub"), ("lb", "param")):
-            x_of = {"param": param, "ub": ub, "lb": lb}
-            for end in (a, b):
-                bad = (error == "") & np.isnan(ends[end])
-                error[bad] = [f"The function value at x={float(x)} is NaN; solver cannot continue."
-                              for x in x_of[end][bad]]  # fmt: skip
-            bad = (error == "") & (ends[a] * ends[b] > 0)
-            error[bad] = "f(a) and f(b) must have different signs"
-        solve = np.flatnonzero(error == "")
-        unsolved = np.array([], dtype=np.intp)
-        if solve.size:
-            four = [np.concatenate([v[solve], v[solve]]) for v in (c1, n1, c2, n2, level)]
-            root = find_root(gap, (np.concatenate([lb[solve], param[solve]]),
-                                   np.concatenate([param[solve], ub[solve]])), args=tuple(four))  # fmt: skip
-            ok = root.success[: solve.size] & root.success[solve.size :]
-            low[solve] = np.where(ok, root.x[: solve.size], np.nan)
-            high[solve] = np.where(ok, root.x[solve.size :], np.nan)
-            unsolved = solve[~ok]
-    for i in unsolved:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                low[i], high[i] = score_confint(c1[i], n1[i], c2[i], n2[i], "diff", level[i])
-        except STATSMODELS_ERRORS as err:
-            error[i] = str(err)
+        param = c1 / n1 - c2 / n2
+        inner_low, inner_high = np.nextafter(-1.0, 0.0), np.nextafter(1.0, 0.0)
+        low, high = np.full(k, -1.0), np.full(k, 1.0)
+        # an end is the bound where the test at it still does not reject (or the estimate is the end)
+        solve_low = (param > -1) & (gap(np.full(k, inner_low), c1, n1, c2, n2, level) < 0)
+        solve_high = (param < 1) & (gap(np.full(k, inner_high), c1, n1, c2, n2, level) < 0)
+        low[param <= -1], high[param >= 1] = param[param <= -1], param[param >= 1]
+        unsolved = []
+        sides = ((solve_low, (inner_low, None), low), (solve_high, (None, inner_high), high))
+        for where, bracket, out in sides:
+            idx = np.flatnonzero(where)
+            if not idx.size:
+                continue
+            a = np.full(idx.size, bracket[0]) if bracket[0] is not None else param[idx]
+            b = np.full(idx.size, bracket[1]) if bracket[1] is not None else param[idx]
+            root = find_root(gap, (a, b), args=tuple(v[idx] for v in (c1, n1, c2, n2, level)))
+            out[idx] = np.where(root.success, root.x, np.nan)
+            unsolved.extend(idx[~root.success])
+    for i in sorted(set(unsolved)):
+        low[i], high[i] = diff_score_interval(c1[i], n1[i], c2[i], n2[i], float(level[i]))
     return low.reshape(shape), high.reshape(shape), error.reshape(shape)
 
 
 def score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:
-    """statsmodels' ``confint_proportions_2indep(method="score")`` as two numbers."""
+    """The score interval as two numbers: of the difference :func:`diff_score_interval` (statsmodels' is
+    off away from 0, issue #10269); of the ratio statsmodels' ``confint_proportions_2indep(method="score",
+    compare="ratio")``."""
     from statsmodels.stats import proportion as smp
 
+    if compare == "diff":
+        return diff_score_interval(float(count_a), float(nobs_a), float(count_b), float(nobs_b), float(alpha))
     low, high = smp.confint_proportions_2indep(
         count_a, nobs_a, count_b, nobs_b, method="score", compare=compare, alpha=alpha
     )

@@ -215,9 +215,10 @@ def rate_equivalence(
     Notes
     -----
     Two one-sided score tests (Miettinen & Nurminen 1985), as the difference test of
-    :func:`fairstats.outcomes.outcome_tests`: statsmodels ``tost_proportions_2indep(method="score",
-    compare="diff" | "ratio")``, whose p-value is the larger one-sided p-value (Schuirmann 1987). The interval
-    is ``confint_proportions_2indep(method="score", alpha=2 * alpha)``.
+    :func:`fairstats.outcomes.outcome_tests`, the p-value the larger one-sided p-value (Schuirmann 1987): of
+    the ratio statsmodels ``tost_proportions_2indep(method="score", compare="ratio")``; of the difference the
+    score statistic at the restricted maximum-likelihood estimate (statsmodels' closed form has a wrong
+    coefficient away from 0, its issue #10269). The interval is the score interval at level 1 - 2 alpha.
 
     References
     ----------
@@ -265,7 +266,9 @@ def rate_equivalence_many(
     (``method`` and ``reason`` of text, ``reason`` "" where the test is defined), the same numbers as one call
     per comparison.
 
-    The TOST is statsmodels' ``tost_proportions_2indep`` on the arrays, the interval
+    The TOST is :func:`fairstats._proportions.score_tosts` on the arrays (of the ratio statsmodels'
+    ``tost_proportions_2indep``; of the difference the score statistic at the restricted maximum, which
+    statsmodels misses away from 0, its issue #10269), the interval
     :func:`fairstats._proportions.score_confints` (Koopman's closed form of the ratio one comparison at a
     time), the ``mde`` :func:`fairstats.power.mde_rate_difference` on the arrays.
     """
@@ -276,8 +279,8 @@ def rate_equivalence_many(
     k = count_a.size
     compare = "diff" if margin_ratio is None else "ratio"
     low, high = (-margin, margin) if margin_ratio is None else (margin_ratio, 1.0 / margin_ratio)
-    scale = "difference" if compare == "diff" else "ratio"
-    method = f"TOST, two one-sided score tests of the {scale} (statsmodels tost_proportions_2indep)"
+    method = ("TOST, two one-sided Miettinen-Nurminen score tests of the difference" if compare == "diff"
+              else "TOST, two one-sided score tests of the ratio (statsmodels tost_proportions_2indep)")
     nan = np.full(k, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate_a = np.where(nobs_a > 0, count_a / nobs_a, np.nan)

@@ -1,5 +1,5 @@
 """compendium.paper_b.model_comparison: paper B's four models pairwise (issue 42), on synthetic predictions
-and on the committed table, whose findings the README states."""
+and on the committed table, whose findings docs/paper-b-conclusions.rst states."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from compendium.paper_b.model_comparison import (
     DEFINITIONS,
     RERUN_METRICS,
     fairer_pairs,
+    fairer_text,
     model_comparison,
     model_pairs,
+    verdict_counts,
 )
 
 RAW = ROOT / "data" / "raw" / "paper-b-authors"
@@ -79,9 +81,9 @@ def test_predictions_of_other_people_are_refused():
         model_comparison(p, None)
 
 
-def test_the_committed_table_says_what_the_readme_says():
-    """The README's sentence on which model is fairer than which (rerun over the folds, and the authors'
-    per-fold results), and the accuracy trade-off, read from the committed table."""
+def test_the_committed_table_says_what_the_docs_say():
+    """The docs' sentence on which model is fairer than which (docs/paper-b-conclusions.rst: rerun over the
+    folds, and the authors' per-fold results), and the accuracy trade-off, read from the committed table."""
     table = pd.read_csv(COMMITTED, keep_default_na=False, na_values=[""])
     table["verdict_note"] = table["verdict_note"].fillna("")
     found = fairer_pairs(table)
@@ -111,6 +113,16 @@ def test_the_committed_table_says_what_the_readme_says():
         0.080, abs=5e-4
     )
     assert (lr["pvalue_adj"] < 0.05).all()
+    # the page states these changes, in points, as the table gives them
+    page = (ROOT / "docs" / "paper-b-conclusions.rst").read_text(encoding="utf-8")
+    section = " ".join(page[page.index("Which model is fairer than which") :].split())
+    points = lambda x: f"{abs(x) * 100:.1f}"  # noqa: E731
+    ppr = rerun.loc[("fairness", "lr", "rf", "ppr"), "estimate"]
+    lda, rf = (rerun.loc[("fairness", "lr", m, "mean_score_pos"), "estimate"] for m in ("lda", "rf"))
+    assert f"PPR, a change of {points(ppr)} points" in section
+    assert f"mean score, {points(lda)} and {points(rf)} points" in section
+    assert f"by {points(lr['estimate'].min())} to {points(lr['estimate'].max())} points" in section
+    assert "LR's disparity is smaller than RF's in PPR and TPR" in section
 
 
 def test_the_authors_and_the_rerun_agree_where_the_rerun_reproduces_the_authors_folds():
@@ -130,3 +142,33 @@ def test_the_authors_and_the_rerun_agree_where_the_rerun_reproduces_the_authors_
 
     authors, rerun = pick("authors"), pick("rerun")
     pd.testing.assert_frame_equal(authors[keys[1:]], rerun.loc[authors.index, keys[1:]], rtol=1e-9)
+
+
+def test_the_committed_summaries_are_the_committed_tables_counted():
+    """Rule summarise_model_comparison's tables (the paper preset's model_comparison_fairer.csv and
+    model_comparison_verdicts.csv), regenerated from the committed model_comparison.csv, and the verdicts of
+    the rerun over the folds as committed: 54 equivalent and 6 inconclusive of 60 fairness comparisons
+    (6 pairs x 10 metrics), the accuracy family 11 equivalent and 1 better."""
+    table = pd.read_csv(COMMITTED, keep_default_na=False, na_values=[""])
+    table["verdict_note"] = table["verdict_note"].fillna("")
+    counts = verdict_counts(table)
+    committed = pd.read_csv(COMMITTED.with_name("model_comparison_verdicts.csv"))
+    pd.testing.assert_frame_equal(counts, committed, check_dtype=False)
+    folds = counts[(counts["source"] == "rerun") & (counts["inference"] == "folds")]
+    assert folds.set_index(["family", "verdict"])["comparisons"].to_dict() == {
+        ("fairness", "equivalent"): 54,
+        ("fairness", "inconclusive"): 6,
+        ("accuracy", "better"): 1,
+        ("accuracy", "equivalent"): 11,
+    }
+    assert counts.groupby(["source", "inference"])["comparisons"].sum().to_dict() == (
+        table.groupby(["source", "inference"]).size().to_dict()
+    )
+    found = pd.read_csv(COMMITTED.with_name("model_comparison_fairer.csv"))
+    pd.testing.assert_frame_equal(found, fairer_pairs(table), check_dtype=False)
+    text = fairer_text(found, [("rerun", "folds"), ("authors", "folds"), ("authors", "people")])
+    assert text.splitlines() == [
+        "- **rerun, folds**: LR than LDA on mean_score_pos; LR than RF on ppr; LR than RF on mean_score_pos",
+        "- **authors, folds**: LR than RF on ppr; LR than RF on tpr",
+        "- **authors, people**: no pair differs beyond chance",
+    ]

@@ -137,8 +137,7 @@ def test_groups_of_two_and_fine_intersections_are_refused_up_front(tmp_path, cap
     with pytest.raises(AuditError, match=r"the intersection 'zip x age' has groups too small to compare: "
                                          r"20,000 groups, 20,000 of them"):  # fmt: skip
         fairstats.audit(fine, group=["zip", "age"], y_true="y", y_pred="p", n_resamples=99)
-    from fairstats.auditing.grouping import Grouping
-    from fairstats.auditing.grouping import _too_many_groups_iv
+    from fairstats.auditing.grouping import Grouping, _too_many_groups_iv
 
     tens = pd.DataFrame({"g": np.arange(20_000) // 10})
     _too_many_groups_iv(tens, None, Grouping(("g",)))  # 2,000 groups of 10: audited

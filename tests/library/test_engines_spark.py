@@ -53,17 +53,19 @@ def test_spark_frame_gives_the_pandas_answers(spark):
     assert counts.n == len(people)
 
 
-@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression"])
+@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression", "comparison"])
 def test_every_audit_task_on_a_spark_frame_gives_the_pandas_tables(spark, task):
     """The audit's one input step on Spark: counted (or, for a regression, its columns collected) in Spark,
     filtered by the same ``where``, the same numbers as on pandas."""
     people = _people().assign(age=np.arange(2000) % 60 + 18, y_num=lambda d: d["y"] * 3.0 + d.index % 7,
-                              p_num=lambda d: d["p"] * 3.0 + d.index % 5)  # fmt: skip
+                              p_num=lambda d: d["p"] * 3.0 + d.index % 5,
+                              p_old=lambda d: np.where(d.index % 9 == 0, 1 - d["p"], d["p"]))  # fmt: skip
     frame = spark.createDataFrame(people)
     options = {
         "decisions": dict(group="g", y_true="y", y_pred="p", n_resamples=199),
         "impact_ratios": dict(group="g", y_pred="p"),
         "regression": dict(group="g", y_true="y_num", y_pred="p_num", n_resamples=199),
+        "comparison": dict(group="g", y_true="y", y_pred="p", baseline="p_old"),
     }[task]
     ours = fs.audit(frame, task=task, where="age > 30", **options)
     ref = fs.audit(people, task=task, where="age > 30", **options)

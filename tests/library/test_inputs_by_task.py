@@ -28,8 +28,10 @@ TASKS = {
     "decisions": {"group": ["sex", "race"], "y_true": "y", "y_pred": "p", "n_resamples": 99},
     "impact_ratios": {"group": ["sex", "race"], "y_pred": "p"},
     "regression": {"group": "race", "y_true": "y_num", "y_pred": "p_num", "n_resamples": 99},
+    "comparison": {"group": ["sex", "race"], "y_true": "y", "y_pred": "p", "baseline": "p_old"},
 }
-TABLE = {"decisions": "tests", "impact_ratios": "impact_ratios", "regression": "regression_tests"}
+TABLE = {"decisions": "tests", "impact_ratios": "impact_ratios", "regression": "regression_tests",
+         "comparison": "disparity_change"}  # fmt: skip
 KINDS = ("pandas", "csv", "parquet", "parquet folder", "counts", "polars", "polars lazy", "pyarrow", "duckdb")
 
 
@@ -38,10 +40,13 @@ def _people(n: int = 400, seed: int = 11) -> pd.DataFrame:
     race = rng.choice(["A", "B", "C"], n, p=[0.5, 0.35, 0.15])
     y = rng.integers(0, 2, n)
     p = np.where(rng.random(n) < np.where(race == "A", 0.85, 0.6), y, 1 - y)
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "sex": rng.choice(["F", "M"], n), "race": race, "age": rng.integers(18, 80, n), "y": y, "p": p,
         "y_num": (5 * y + rng.normal(0, 1, n)).round(3), "p_num": (5 * p + rng.normal(0, 1, n)).round(3),
     })  # fmt: skip
+    # a baseline model that agrees with p for 80 % of people (drawn last: the columns above are unchanged)
+    frame["p_old"] = np.where(rng.random(n) < 0.8, p, 1 - p)
+    return frame
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +58,7 @@ def inputs(tmp_path_factory) -> dict[str, object]:
     (root / "folder").mkdir()
     frame.iloc[:200].to_parquet(root / "folder" / "a.parquet", index=False)
     frame.iloc[200:].to_parquet(root / "folder" / "b.parquet", index=False)
-    counted = frame.groupby(["sex", "race", "age", "y", "p"]).size().rename("n").reset_index()
+    counted = frame.groupby(["sex", "race", "age", "y", "p", "p_old"]).size().rename("n").reset_index()
     return {
         "pandas": frame, "csv": root / "people.csv", "parquet": root / "people.parquet",
         "parquet folder": root / "folder",

@@ -34,13 +34,15 @@ FAST = ("--n-resamples", "99")
 def _frame(n: int = 480, seed: int = 3) -> pd.DataFrame:
     """People with every column some option reads: a small group (permutation p-values), selection rates by
     race of 0.7, 0.5 and 0.3 (so that verdicts, impact ratios and alarms differ), other outcomes and
-    predictions, levels, a score, folds, continuous outcomes and predictions, dates."""
+    predictions, levels, a score, folds, continuous outcomes and predictions, dates; a baseline model's
+    decisions (p_old: the same for every race, so that p's disparities grew) and score (drawn last: the
+    other columns are those of the fixture before them)."""
     rng = np.random.default_rng(seed)
     race = rng.choice(["A", "B", "C"], n, p=[0.55, 0.35, 0.10])
     y = rng.integers(0, 2, n)
     p = (rng.random(n) < np.select([race == "A", race == "B"], [0.7, 0.5], 0.3)).astype(int)
     score = np.clip(0.5 * p + 0.5 * rng.random(n), 0, 1).round(3)
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "sex": rng.choice(["F", "M"], n, p=[0.6, 0.4]), "sex2": rng.choice(["F", "M", "X"], n), "race": race,
         "age": rng.integers(18, 80, n), "y": y, "y_alt": rng.integers(0, 2, n), "p": p,
         "p_alt": rng.integers(0, 2, n), "score": score, "fold": np.arange(n) % 5,
@@ -50,6 +52,9 @@ def _frame(n: int = 480, seed: int = 3) -> pd.DataFrame:
         "p_num_alt": (10 * y + rng.normal(0, 2, n)).round(3),
         "day": pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(n) % 90, unit="D"),
     })  # fmt: skip
+    frame["p_old"] = (rng.random(n) < 0.5).astype(int)
+    frame["score_old"] = np.clip(0.5 * frame["p_old"] + 0.5 * rng.random(n), 0, 1).round(3)
+    return frame
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +81,8 @@ BASE = {
     "impact_ratios": ["--impact-ratios", "--group", "race", "--y-pred", "p"],
     "regression": ["--task", "regression", "--group", "race", "--y-true", "y_num", "--y-pred", "p_num",
                    *FAST],
+    "comparison": ["--task", "comparison", "--group", "race", "--y-true", "y", "--y-pred", "p", "--baseline",
+                   "p_old"],
     "monitor": ["--group", "race", "--y-pred", "p"],
 }
 
@@ -88,10 +95,15 @@ VALUES: dict[str, tuple | None] = {
     "group": {"monitor": (["--group", "sex2"], [], ["--group", "race"]), "*": (["--group", "sex2"],)},
     "y_true": {"decisions": (["--y-true", "y_alt"], [], ["--y-true", "y"]),
                "regression": (["--y-true", "y_num_alt"], [], ["--y-true", "y_num"]),
+               "comparison": (["--y-true", "y_alt"], [], ["--y-true", "y"]),
                "*": (["--y-true", "y"],)},
     "y_pred": {"regression": (["--y-pred", "p_num_alt"], [], ["--y-pred", "p_num"]),
                "*": (["--y-pred", "p_alt"], [], ["--y-pred", "p"])},
-    "y_score": (["--y-score", "score"],),
+    "baseline": (["--baseline", "p_alt"], [], ["--baseline", "p_old"]),
+    "y_score": {"comparison": (["--y-score", "score", "--baseline-score", "score_old"],),
+                "*": (["--y-score", "score"],)},
+    "baseline_score": (["--baseline-score", "score_old"], ["--y-score", "score"], [],
+                       ["--baseline-score", "p_num"]),
     "fold": (["--fold", "fold"],),
     "favorable": (["--favorable", "0"],),
     "alpha": (["--alpha", "0.3"],),
@@ -124,7 +136,8 @@ VALUES: dict[str, tuple | None] = {
     "min_share": (["--min-share", "0.2"],),
     "unknown": (["--unknown", "C"],),
     "regression_margin": (["--regression-margin", "5"],),
-    "metrics": (["--metrics", "ppr,tpr"], ["--y-true", "y"]),
+    "metrics": {"comparison": (["--metrics", "ppr,tpr"],),
+                "*": (["--metrics", "ppr,tpr"], ["--y-true", "y"])},
 }  # fmt: skip
 
 #: Options whose value shows in the report (the date range) rather than in the tables.
@@ -230,7 +243,7 @@ def test_an_option_that_applies_changes_what_is_computed(name, task, files, tmp_
                                                   "y_pred_threshold", "sex", "race", "standard")
 
 
-@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression"])
+@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression", "comparison"])
 def test_the_api_refuses_what_the_task_does_not_take(task):
     """fairstats.audit: every keyword that does not apply to the task raises AuditError naming it."""
     frame = _frame(60)
@@ -301,7 +314,7 @@ def test_json_fail_on_and_the_outputs(task, files, tmp_path):
 
 @pytest.mark.skipif(shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
                     reason="--pdf needs a headless Chromium (make test installs it; CI has it)")
-@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression"])
+@pytest.mark.parametrize("task", ["decisions", "impact_ratios", "regression", "comparison"])
 def test_pdf_writes_the_report_as_pdf(task, files, tmp_path):
     status, _, err, out = _run(task, ["--pdf"], files, tmp_path)
     assert status == 0, err

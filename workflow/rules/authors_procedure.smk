@@ -111,6 +111,37 @@ rule authors_procedure_tables:
         "../scripts/authors_procedure_tables.py"
 
 
+# What those tables show, for the notebook paper_b_battery.ipynb (compendium.paper_b.authors_procedure_views):
+# the printed awareness counts against the random neighbour's range and beside the exact search, the search's
+# distances under the set-ups tried, the readings that reproduce each table. The opt-in search's committed
+# tables enter where they exist (their summaries are empty tables otherwise).
+AP_SUMMARY_OPT_IN = {"exact": AP_EXACT["exact"], "neighbours": f"{AP_TABLES}/exact_search_neighbours.csv"}
+
+
+rule summarise_authors_procedure:
+    input:
+        unpack(lambda wildcards: {k: ancient(v) for k, v in AP_SUMMARY_OPT_IN.items() if os.path.exists(v)}),
+        refits=AUTHORS_REFITS,
+        random_counts=rules.authors_procedure_tables.output.random_counts,
+        readings=rules.authors_procedure_tables.output.readings,
+        gaps=rules.authors_procedure_tables.output.gaps,
+    output:
+        random_view=f"{AP_TABLES}/awareness_random_neighbour_view.csv",
+        random_view_md=f"{AP_TABLES}/awareness_random_neighbour_view.md",
+        exact_view=f"{AP_TABLES}/awareness_exact_search_view.csv",
+        exact_view_md=f"{AP_TABLES}/awareness_exact_search_view.md",
+        setup_summary=f"{AP_TABLES}/exact_search_setups_summary.csv",
+        setup_summary_md=f"{AP_TABLES}/exact_search_setups_summary.md",
+        readings_summary=f"{AP_TABLES}/readings_summary.csv",
+        readings_summary_md=f"{AP_TABLES}/readings_summary.md",
+    log:
+        f"{RESULTS}/logs/nij/authors_procedure/summarise_authors_procedure.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/summarise_authors_procedure.py"
+
+
 # Opt-in (not in rule all; about 75 CPU-minutes, hours of wall time on a shared machine): the authors' exact
 # neighbour search on every test fold in their set-up (feature set, file order, stack (person, candidate),
 # strict <, float64, one BLAS thread, the declared OpenBLAS kernels), one job per chunk of
@@ -120,7 +151,7 @@ rule authors_procedure_tables:
 # chunk): a later run, in another session, skips them (the NIJ table enters as ancient(), so rebuilding it reruns
 # nothing).
 # gather_awareness_exact_search counts Tables XXI-XXIV from all chunks and the authors' refits.
-# Run (README, "The exact neighbour search"), from a checkout with the committed refits:
+# Run (docs/paper-b-conclusions.rst, "The exact neighbour search"), from a checkout with the committed refits:
 #   nice -n 19 snakemake gather_awareness_exact_search --config exact_search=true --cores 1 \
 #       --rerun-triggers mtime \
 #       --allowed-rules verify_raw reconstruct_nij authors_exact_search_chunk gather_awareness_exact_search
@@ -211,4 +242,8 @@ if AP_ON:
     PVR_PIECES.append(rules.authors_procedure_tables.output.pvr)
 
 # Final files of this stage.
-authors_procedure_targets = lambda: [AUTHORS_REFITS] + list(rules.authors_procedure_tables.output) if AP_ON else []
+authors_procedure_targets = lambda: (
+    [AUTHORS_REFITS] + list(rules.authors_procedure_tables.output) + list(rules.summarise_authors_procedure.output)
+    if AP_ON
+    else []
+)

@@ -18,8 +18,9 @@ TPR's with the sign flipped), by race (Black against White):
 
 Holm's and Benjamini-Hochberg's adjustments run over all six pairs at once, one family per source, inference
 and family (:func:`fairstats.disparity_change_verdicts`), so that "fairer beyond chance" holds for the whole
-table. :func:`fairer_pairs` lists the pairs the table finds fairer or less fair; :func:`comparison_figure`
-draws the changes with their intervals.
+table. :func:`fairer_pairs` lists the pairs the table finds fairer or less fair (:func:`fairer_text` in
+words), :func:`verdict_counts` counts the verdicts (rule ``summarise_model_comparison`` writes both);
+:func:`comparison_figure` draws the changes with their intervals.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ __all__ = [
     "AUTHORS_METRICS",
     "comparison_figure",
     "fairer_pairs",
+    "fairer_text",
     "model_comparison",
     "model_pairs",
+    "verdict_counts",
 ]
 
 #: The rerun's metrics (each once; with the scores, the mean scores and the AUC).
@@ -248,6 +251,27 @@ def fairer_pairs(table: pd.DataFrame) -> pd.DataFrame:
             "verdict": rows["verdict"],
         }
     ).reset_index(drop=True)
+
+
+def fairer_text(found: pd.DataFrame, readings) -> str:
+    """:func:`fairer_pairs`' rows in words, a Markdown item per reading ``(source, inference)`` of
+    ``readings`` ("no pair differs beyond chance" where it has none)."""
+    lines = []
+    for source, inference in readings:
+        g = found[(found["source"] == source) & (found["inference"] == inference)]
+        items = "; ".join(f"{r.fairer.upper()} than {r.than.upper()} on {r.metric}" for r in g.itertuples())
+        lines.append(f"- **{source}, {inference}**: {items or 'no pair differs beyond chance'}")
+    return "\n".join(lines)
+
+
+def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """How many comparisons of :func:`model_comparison`'s table reach each verdict, as ``source, inference,
+    family, verdict, comparisons`` (readings and families in the table's order, verdicts sorted)."""
+    keys = ["source", "inference", "family"]
+    order = table[keys].drop_duplicates().reset_index(drop=True).reset_index(names="_order")
+    counts = table.groupby([*keys, "verdict"]).size().rename("comparisons").reset_index()
+    counts = counts.merge(order, on=keys).sort_values(["_order", "verdict"], kind="stable")
+    return counts.drop(columns="_order").reset_index(drop=True)
 
 
 def comparison_figure(table: pd.DataFrame, *, source: str = "rerun", inference: str = "folds"):

@@ -95,7 +95,7 @@ def pin_openblas_coretype(
         return None, (
             f"openblas_coretype {coretype} not applied: this CPU lacks {', '.join(missing)}; "
             "OpenBLAS chooses its kernels, and the paper preset's logistic regression may differ from the "
-            "committed results within the spread README describes"
+            "committed results within the spread docs/reproduce.rst describes"
         )
     environ["OPENBLAS_CORETYPE"] = coretype
     return coretype, f"OPENBLAS_CORETYPE={coretype} for every job (config openblas_coretype)"

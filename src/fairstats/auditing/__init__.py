@@ -1,7 +1,7 @@
 """The audit application: ``fairstats.audit()``, ``fairstats audit`` and ``fairstats monitor`` commands.
 
 A wing of its own on top of the statistics (which never import it), with one road for every task (the audit of
-decisions, impact ratios, regression, the monitor):
+decisions, impact ratios, regression, model against model, the monitor):
 
 1. the options, declared once with the tasks each applies to and checked once
    (:mod:`~fairstats.auditing.options`, :mod:`~fairstats.auditing.checks`);
@@ -12,7 +12,7 @@ decisions, impact ratios, regression, the monitor):
 5. the task's tables: decisions (:mod:`~fairstats.auditing.result`, with :mod:`~fairstats.auditing.prepare`,
    :mod:`~fairstats.auditing.tables`, :mod:`~fairstats.auditing.levels`, :mod:`~fairstats.auditing.scores`,
    :mod:`~fairstats.auditing.search`), :mod:`~fairstats.auditing.impact`,
-   :mod:`~fairstats.auditing.regression`,
+   :mod:`~fairstats.auditing.regression`, :mod:`~fairstats.auditing.comparison`,
    :mod:`~fairstats.auditing.monitor`;
 6. one result protocol (:class:`AuditResult`, :mod:`~fairstats.auditing.protocol`) and what saves it: figures,
    report and templates (:mod:`~fairstats.auditing.report`, :mod:`~fairstats.auditing.methods`,

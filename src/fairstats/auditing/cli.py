@@ -41,7 +41,7 @@ from fairstats.auditing.exits import (
     EXIT_WRITE,
     exit_status_text,
 )
-from fairstats.auditing.options import OPTIONS, AuditOptions, Option, refuse_inapplicable
+from fairstats.auditing.options import AUDIT_TASKS, OPTIONS, AuditOptions, Option, refuse_inapplicable
 from fairstats.reporting import one_line
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_DISPARITY", "EXIT_OK", "EXIT_WRITE", "AuditError", "build_parser", "main"]
@@ -55,7 +55,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 _AUDIT_DESCRIPTION = """\
-Audit predictions for group disparities: one audit, three tasks (--task).
+Audit predictions for group disparities: one audit, four tasks (--task).
 
 PREDICTIONS is a CSV or parquet file (parquet if the name ends in .parquet or .pq), or a folder of parquet
 files, one row per person; or --counts FILE, a table of counts made elsewhere (the columns used and n = people
@@ -75,6 +75,11 @@ tasks:
                        layout with --standard ll144).
   regression           a continuous prediction's errors by group: mean residual, MAE, RMSE, residual
                        distributions.
+  comparison           model against model on the same people: --y-pred the new model's decision,
+                       --baseline the old one's; the change of every disparity (and of accuracy) with the
+                       paired delta method (with --fold the corrected resampled t; with --y-score and
+                       --baseline-score the paired DeLong AUC), Holm, and the verdicts fairer, less fair,
+                       equivalent, inconclusive.
 
 Every option says which tasks it applies to; given in another task it is refused (exit status 2).
 docs/options.rst lists them all.
@@ -94,6 +99,9 @@ outputs (in DIR):
                           its interval, z and Fisher p-values, four_fifths, ...), impact_ratios.png
   regression:             regression_tests.csv (mean_residual, mae, rmse, residual_distribution per group:
                           estimate, interval, pvalue, pvalue_adj, verdict, mde, ...), figures
+  comparison:             disparity_change.csv (per grouping, group and measure: both models' disparities,
+                          the change, its interval, pvalue, pvalue_adj (Holm), verdict; the accuracy
+                          family apart); --fail-on disparity exits 3 on a change 'less fair'
 
 DIR must be new, empty, or an earlier audit's folder holding only the files that audit wrote (listed with
 their SHA-256 in DIR/.fairstats-audit): only those are ever replaced. Anything else in DIR, a read-only DIR,
@@ -108,6 +116,8 @@ examples (COMPAS, favourable outcome = low risk = 0):
   fairstats audit compas.csv --impact-ratios --y-pred score_level --favorable Low \\
       --standard ll144 --sex sex --race race --date compas_screening_date --min-share 0.02 \\
       --out compas-impact
+  fairstats audit predictions.csv --task comparison --group race --y-true y --y-pred rf \\
+      --baseline lr --out rf-vs-lr
 """
 
 _MONITOR_DESCRIPTION = """\
@@ -119,7 +129,7 @@ filters, the decision rule (--y-pred-positive, --y-pred-threshold) and the check
 
 
 def _tasks_of(command: str) -> tuple[str, ...]:
-    return ("monitor",) if command == "monitor" else ("decisions", "impact_ratios", "regression")
+    return ("monitor",) if command == "monitor" else AUDIT_TASKS
 
 
 def _help(opt: Option, command: str) -> str:

@@ -18,7 +18,8 @@ EXIT_STATUSES = (
     (EXIT_WRITE, "the output folder (the monitor: its state) could not be written"),
     (EXIT_BAD_INPUT, "bad input or options: one line on stderr, nothing written"),
     (EXIT_DISPARITY, "--fail-on disparity was given and a disparity was found (impact ratios: a category "
-     "below 4/5; the monitor: a comparison in alarm); the outputs are written"),
+     "below 4/5; model against model: a disparity 'less fair'; the monitor: a comparison in alarm); "
+     "the outputs are written"),
     (EXIT_INTERRUPTED, "Ctrl-C (SIGINT); 128 + its number after another ending signal (143: SIGTERM, 129: "
      "SIGHUP); nothing written"),
 )

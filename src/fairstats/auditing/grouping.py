@@ -25,9 +25,12 @@ from fairstats.auditing.columns import LINES
 from fairstats.auditing.counting import people_in
 from fairstats.auditing.errors import AuditError, GroupLookalikeWarning, GroupWhitespaceWarning
 from fairstats.auditing.source import Source
+from fairstats.groups import group_labels
 from fairstats.reporting import one_line
 
-__all__ = ["SEPARATOR", "Grouping", "Role", "checked_rows", "present_iv", "roles", "where_in"]
+__all__ = [
+    "SEPARATOR", "Grouping", "Role", "checked_rows", "chosen_references", "present_iv", "roles", "where_in",
+]
 
 #: Between the columns of an intersection in its name (``sex x race``), as every audit output writes it.
 SEPARATOR = " x "
@@ -80,7 +83,8 @@ def roles(options) -> list[Role]:
             flag = "--sex" if column == options.sex else "--race"
         out.append(Role(flag, column, group=True, missing_allowed=options.missing_as_unknown))
     named = (("--y-true", options.y_true, False), ("--y-pred", options.y_pred, False),
-             ("--y-score", options.y_score, False), ("--fold", options.fold, False),
+             ("--baseline", options.baseline, False), ("--y-score", options.y_score, False),
+             ("--baseline-score", options.baseline_score, False), ("--fold", options.fold, False),
              ("--scoring-rate", options.scoring_rate, False), ("--date", options.date, True))  # fmt: skip
     out += [Role(flag, column, missing_allowed=ok) for flag, column, ok in named if column is not None]
     return out
@@ -143,7 +147,7 @@ def checked_rows(
             continue
         column = role.column
         values = pd.unique(data[column])
-        if len(values) < 2 and options.task in ("decisions", "regression"):
+        if len(values) < 2 and options.task in ("decisions", "regression", "comparison"):
             raise AuditError(
                 f"--group: column {column!r} has a single group {one_line(values[0])!r}; "
                 "an audit compares at least two groups"
@@ -157,6 +161,22 @@ def checked_rows(
     for grouping in options.groupings:  # each column first, then their intersection
         _too_many_groups_iv(data, weight, grouping)
     return data
+
+
+def chosen_references(data: pd.DataFrame, options) -> dict[str, str | None]:
+    """``--reference`` per grouping (name -> label): the first label given that is one of the grouping's
+    groups, None where none is (the task's default, the largest group). :class:`AuditError` names a label
+    that no grouping uses."""
+    chosen, labels = {}, set()
+    for grouping in options.groupings:
+        found = set(group_labels(data, grouping.group).unique()) if options.reference else set()
+        labels |= found
+        chosen[grouping.name] = next((r for r in options.reference if r in found), None)
+    unused = [r for r in options.reference if r not in chosen.values()]
+    if unused:
+        shown = ", ".join(repr(g) for g in sorted(labels)[:20])
+        raise AuditError(f"--reference {unused[0]!r} is not a group of any grouping; the groups: {shown}")
+    return chosen
 
 
 def _whitespace_variants(data: pd.DataFrame, column: str, weight: np.ndarray | None = None) -> str | None:

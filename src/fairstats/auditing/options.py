@@ -2,13 +2,14 @@
 
 Every task of the audit is a question the same audit answers — the audit of decisions (``decisions``: the
 equal confusion test, outcome disparities, and the levels, scores and subgroup-search sections),
-``impact_ratios`` (the four-fifths rule and NYC Local Law 144), ``regression`` (a continuous prediction) and
-``monitor`` (batches over time, ``fairstats monitor``). :data:`OPTIONS` says, for every option, its keyword
-(of :func:`fairstats.audit` and field of :class:`AuditOptions`), its command-line flag, the tasks it applies
-to, its default there, its check (:mod:`fairstats.auditing.checks`) and the option it needs. The command
-line's
-help (:mod:`fairstats.auditing.cli`), the messages of :class:`AuditOptions` and the documentation page of
-options (``docs/options.rst``, :func:`options_page`) are made from it, and
+``impact_ratios`` (the four-fifths rule and NYC Local Law 144), ``regression`` (a continuous prediction),
+``comparison`` (model against model: the change of every disparity from a baseline model's decisions to the
+new model's, on the same people) and ``monitor`` (batches over time, ``fairstats monitor``).
+:data:`OPTIONS` says, for every option, its keyword (of :func:`fairstats.audit` and field of
+:class:`AuditOptions`), its command-line flag, the tasks it applies to, its default there, its check
+(:mod:`fairstats.auditing.checks`) and the option it needs. The command line's help
+(:mod:`fairstats.auditing.cli`), the messages of :class:`AuditOptions` and the documentation page of options
+(``docs/options.rst``, :func:`options_page`) are made from it, and
 ``tests/library/test_options_by_task.py`` runs every option in every task.
 
 The rule: an option given in a task it does not apply to is refused with one line naming the option and the
@@ -24,7 +25,9 @@ from dataclasses import dataclass, fields
 
 from fairstats.auditing import checks as chk
 from fairstats.auditing.errors import AuditError
+from fairstats.disparity_change import CHANGE_METRICS
 from fairstats.equivalence import DEFAULT_MARGIN, DEFAULT_MARGIN_V
+from fairstats.metrics import METRICS
 from fairstats.monitor import MONITOR_METRICS
 from fairstats.search import SEARCH_METRICS
 
@@ -39,12 +42,13 @@ __all__ = [
 ]
 
 #: The tasks, in the order the documentation lists them.
-TASKS = ("decisions", "impact_ratios", "regression", "monitor")
+TASKS = ("decisions", "impact_ratios", "regression", "comparison", "monitor")
 #: How a message names each task (what the user typed to choose it).
 TASK_NAMES = {
     "decisions": "the audit of decisions",
     "impact_ratios": "--impact-ratios",
     "regression": "--task regression",
+    "comparison": "--task comparison",
     "monitor": "fairstats monitor",
 }
 #: Metrics searched unless ``search_metrics`` (``--search-metrics``) says otherwise.
@@ -54,8 +58,11 @@ DEFAULT_SEARCH_METRICS = ("fpr", "fnr", "ppr")
 DEFAULT_ICI_RESAMPLES = 199
 
 _ALL = TASKS
-_AUDITS = ("decisions", "impact_ratios", "regression")  # the tasks that write an audit folder (--out)
-_D, _I, _R, _M = ("decisions",), ("impact_ratios",), ("regression",), ("monitor",)
+#: The tasks that write an audit folder (--out): every task but the monitor.
+AUDIT_TASKS = ("decisions", "impact_ratios", "regression", "comparison")
+_AUDITS = AUDIT_TASKS
+_D, _I, _R, _C, _M = ("decisions",), ("impact_ratios",), ("regression",), ("comparison",), ("monitor",)
+_DC = ("decisions", "comparison")  # a two-level decision and its outcome
 
 
 def _choice(*allowed: str) -> Callable[[object], str]:
@@ -75,11 +82,20 @@ def _search_metrics(value: object) -> tuple[str, ...]:
     return names
 
 
-def _monitor_metrics(value: object) -> tuple[str, ...]:
-    names = chk.check_labels(value)
-    bad = [m for m in names if m not in MONITOR_METRICS]
+#: The measures ``--metrics`` may name in each task that takes it (a comparison: every rate of
+#: :data:`fairstats.METRICS` and the AUC; the mean scores and the AUC need both models' scores).
+TASK_METRICS = {"comparison": (*METRICS, "auc"), "monitor": MONITOR_METRICS}
+_SCORE_METRICS = ("mean_score_pos", "mean_score_neg", "auc")
+
+
+def _metrics(value: object) -> tuple[str, ...]:
+    """Measure names (a list, or comma-separated), each known to some task; the task's own set is checked
+    with the other options (:meth:`AuditOptions._combinations_iv`)."""
+    names = tuple(dict.fromkeys(chk.check_labels(value)))
+    known = dict.fromkeys(m for metrics in TASK_METRICS.values() for m in metrics)
+    bad = [m for m in names if m not in known]
     if bad:
-        raise ValueError(f"must be among {', '.join(MONITOR_METRICS)}, got {bad[0]!r}")
+        raise ValueError(f"must be among {', '.join(known)}, got {bad[0]!r}")
     return names
 
 
@@ -138,45 +154,57 @@ _SECTION_OUTPUT = "outputs"
 OPTIONS: tuple[Option, ...] = (
     # the task and the input
     Option("task", "--task", _AUDITS, "what --y-pred holds: decisions (two labels, or levels with "
-           "--decision-levels; the default), a continuous prediction (regression) or decisions audited as "
-           "impact ratios (impact_ratios; also --impact-ratios)", default="decisions",
-           check=_choice("decisions", "impact_ratios", "regression"),
-           choices=("decisions", "impact_ratios", "regression"), field=""),
+           "--decision-levels; the default), a continuous prediction (regression), decisions audited as "
+           "impact ratios (impact_ratios; also --impact-ratios), or a new model's decisions against a "
+           "baseline model's on the same people (comparison, with --baseline)", default="decisions",
+           check=_choice(*AUDIT_TASKS), choices=AUDIT_TASKS, field=""),
     Option("impact_ratios", "--impact-ratios", _I, "audit impact ratios: --task impact_ratios",
            cli="flag", field=""),
     Option("predictions", "", _AUDITS, "CSV or parquet file, or folder of parquet files, one row per person",
            cli="positional", metavar="PREDICTIONS", field=""),
-    Option("counts", "--counts", ("decisions", "impact_ratios"), "instead of PREDICTIONS: a table of counts "
-           "(CSV or parquet) with the --group, --y-true and --y-pred columns and n, the number of people "
-           "with each combination (e.g. one SQL GROUP BY)", metavar="FILE", field=""),
+    Option("counts", "--counts", ("decisions", "impact_ratios", "comparison"), "instead of PREDICTIONS: a "
+           "table of counts (CSV or parquet) with the --group, --y-true and --y-pred (and --baseline) "
+           "columns and n, the number of people with each combination (e.g. one SQL GROUP BY)",
+           metavar="FILE", field=""),
     Option("batches", "", _M, "batch files or folders of them (CSV or parquet), taken in name order",
            cli="positional", metavar="BATCHES", field=""),
     # the columns
     Option("group", "--group", _ALL, "sensitive attribute column; repeat for several (their intersection is "
            "audited too; the monitor follows one)", check=chk.check_columns, cli="append", metavar="COL",
            field="groups"),
-    Option("y_true", "--y-true", ("decisions", "regression", "monitor"), "column of the true outcome (the "
-           "monitor: adds tpr and fpr)", check=chk.check_column, metavar="COL"),
+    Option("y_true", "--y-true", ("decisions", "regression", "comparison", "monitor"), "column of the true "
+           "outcome (the monitor: adds tpr and fpr)", check=chk.check_column, metavar="COL"),
     Option("y_pred", "--y-pred", _ALL, "column of the prediction: the decision (two labels), its levels, or "
-           "a continuous prediction (--task regression)", check=chk.check_column, metavar="COL"),
-    Option("y_score", "--y-score", _D, "column of a score (adds AUC, calibration and score distribution "
-           "tests)", check=chk.check_column, metavar="COL"),
-    Option("fold", "--fold", _D, "column of the cross-validation test fold (out-of-fold predictions of one "
-           "model): compare per-fold metrics with the corrected resampled t instead of the bootstrap",
+           "a continuous prediction (--task regression); --task comparison: the new model's decision",
            check=chk.check_column, metavar="COL"),
-    Option("favorable", "--favorable", ("decisions", "impact_ratios", "monitor"), "label of the favourable "
-           "outcome (impact ratios: the selected decision), in both --y-true and --y-pred (default: 1, with "
-           "0/1 labels)", check=chk.check_label, metavar="VALUE"),
+    Option("baseline", "--baseline", _C, "column of the baseline model's decision for the same people (its "
+           "labels those of --y-pred): every disparity's change from it to --y-pred is tested, paired",
+           check=chk.check_column, metavar="COL"),
+    Option("y_score", "--y-score", _DC, "column of a score (adds AUC, calibration and score distribution "
+           "tests; --task comparison: the new model's score, with --baseline-score: AUC and mean scores)",
+           check=chk.check_column, metavar="COL"),
+    Option("baseline_score", "--baseline-score", _C, "column of the baseline model's score (with "
+           "--y-score): the changes of each group's AUC and mean scores are tested too",
+           check=chk.check_column, needs="y_score", metavar="COL"),
+    Option("fold", "--fold", _DC, "column of the cross-validation test fold (out-of-fold predictions of one "
+           "model; --task comparison: of both, over the same folds): compare per-fold metrics with the "
+           "corrected resampled t instead of the bootstrap (the delta method)",
+           check=chk.check_column, metavar="COL"),
+    Option("favorable", "--favorable", ("decisions", "impact_ratios", "comparison", "monitor"), "label of "
+           "the favourable outcome (impact ratios: the selected decision), in both --y-true and --y-pred "
+           "(default: 1, with 0/1 labels)", check=chk.check_label, metavar="VALUE"),
     # the tests
     Option("alpha", "--alpha", _ALL, "significance level of every test and of the multiplicity control",
            default=0.05, check=chk.check_level, metavar="A"),
-    Option("margin", "--margin", ("decisions", "monitor"), "equivalence margin: a difference of two rates "
-           "(or mean scores) within +-M counts as negligible (AIF360's 'fair' range of its difference "
-           "metrics; the monitor: none unless given)", default={"decisions": DEFAULT_MARGIN},
+    Option("margin", "--margin", ("decisions", "comparison", "monitor"), "equivalence margin: a difference "
+           "of two rates (or mean scores) within +-M counts as negligible (AIF360's 'fair' range of its "
+           "difference metrics; --task comparison: a change of a disparity, and of accuracy; the monitor: "
+           "none unless given)", default={"decisions": DEFAULT_MARGIN, "comparison": DEFAULT_MARGIN},
            check=chk.check_level, metavar="M"),
-    Option("margin_ratio", "--margin-ratio", _D, "test rates by their ratio instead, equivalent within "
-           "[R, 1/R] (0.8: the four-fifths rule, 29 CFR 1607.4(D)); not with --fold", check=chk.check_level,
-           metavar="R"),
+    Option("margin_ratio", "--margin-ratio", _DC, "test rates by their ratio instead, equivalent within "
+           "[R, 1/R] (0.8: the four-fifths rule, 29 CFR 1607.4(D)); the audit of decisions: not with --fold; "
+           "--task comparison: disparities as ratios, their change the ratio of the two models' ratios",
+           check=chk.check_level, metavar="R"),
     Option("margin_v", "", _D, "equivalence margin of Cramér's V", default=DEFAULT_MARGIN_V,
            check=chk.check_level),
     Option("n_resamples", "--n-resamples", ("decisions", "regression"), "bootstrap and permutation "
@@ -206,11 +234,13 @@ OPTIONS: tuple[Option, ...] = (
            "read as dates (UTC) and compared as dates. Without it, date text other than ISO 8601 "
            "(YYYY-MM-DD) is refused: read day-first or month-first it gives other dates",
            check=chk.check_date_format, metavar="FORMAT", section=_SECTION_ROWS),
-    Option("y_pred_positive", "--y-pred-positive", ("decisions", "impact_ratios", "monitor"), "the --y-pred "
-           "labels that count as the positive prediction, comma-separated (e.g. Medium,High); the decision "
-           "becomes 0/1", check=chk.check_labels, metavar="L1,L2,...", section=_SECTION_ROWS),
-    Option("y_pred_threshold", "--y-pred-threshold", ("decisions", "impact_ratios", "monitor"), "instead: "
-           "--y-pred is a score, positive when >= T (the decision becomes 0/1)", check=chk.check_number,
+    Option("y_pred_positive", "--y-pred-positive", ("decisions", "impact_ratios", "comparison", "monitor"),
+           "the --y-pred labels that count as the positive prediction, comma-separated (e.g. Medium,High); "
+           "the decision becomes 0/1 (--task comparison: --baseline's too)", check=chk.check_labels,
+           metavar="L1,L2,...", section=_SECTION_ROWS),
+    Option("y_pred_threshold", "--y-pred-threshold", ("decisions", "impact_ratios", "comparison", "monitor"),
+           "instead: --y-pred is a score, positive when >= T (the decision becomes 0/1; --task comparison: "
+           "--baseline too)", check=chk.check_number,
            metavar="T", section=_SECTION_ROWS),
     # multi-level decisions
     Option("decision_levels", "--decision-levels", _D, "every level of --y-pred, comma-separated, low to "
@@ -262,8 +292,11 @@ OPTIONS: tuple[Option, ...] = (
            "difference, in the unit of --y-true (default: none, no equivalence tests)",
            check=chk.check_positive, metavar="M", section=_SECTION_REGRESSION),
     # the monitor
-    Option("metrics", "--metrics", _M, f"rates to follow, from {','.join(MONITOR_METRICS)} (default: ppr, "
-           "and tpr, fpr with --y-true)", check=_monitor_metrics, metavar="M1,M2", section=_SECTION_MONITOR),
+    Option("metrics", "--metrics", ("comparison", "monitor"), "the measures compared, comma-separated: the "
+           f"monitor's rates to follow, from {', '.join(MONITOR_METRICS)} (default: ppr, and tpr, fpr with "
+           f"--y-true); --task comparison: from {', '.join(TASK_METRICS['comparison'])} (default: "
+           f"{', '.join(CHANGE_METRICS)}, and with the scores {', '.join(_SCORE_METRICS)}; Holm over those "
+           "given)", check=_metrics, metavar="M1,M2"),
     Option("state", "--state", _M, "the state folder (created and owned by the monitor)", metavar="DIR",
            section=_SECTION_MONITOR, field=""),
     # outputs
@@ -274,9 +307,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("json", "--json", _ALL, "print a machine-readable summary (JSON) on standard output instead of "
            "the text summary", cli="flag", section=_SECTION_OUTPUT, field=""),
     Option("fail_on", "--fail-on", _ALL, "exit with status 3 when a verdict is 'disparity' (impact ratios: a "
-           "category 'below 4/5'; the monitor: an alarm), for scheduled jobs and CI gates; the outputs are "
-           "written as usual", choices=("disparity",), check=_choice("disparity"), section=_SECTION_OUTPUT,
-           field=""),
+           "category 'below 4/5'; --task comparison: a change 'less fair'; the monitor: an alarm), for "
+           "scheduled jobs and CI gates; the outputs are written as usual", choices=("disparity",),
+           check=_choice("disparity"), section=_SECTION_OUTPUT, field=""),
 )
 
 _BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
@@ -326,7 +359,9 @@ class AuditOptions:
     groups: tuple[str, ...] = ()
     y_true: str | None = None
     y_pred: str | None = None
+    baseline: str | None = None
     y_score: str | None = None
+    baseline_score: str | None = None
     fold: str | None = None
     favorable: str | None = None
     alpha: float | None = None
@@ -366,7 +401,7 @@ class AuditOptions:
         """The options of ``task`` from keywords as :func:`fairstats.audit` names them (``group=``, not
         ``groups=``); a keyword whose value is None is not given."""
         if task not in TASKS:
-            raise AuditError(f"--task must be one of {', '.join(TASKS[:3])}, got {task!r}")
+            raise AuditError(f"--task must be one of {', '.join(AUDIT_TASKS)}, got {task!r}")
         unknown = [k for k in given if k not in _BY_NAME or not _BY_NAME[k].attribute]
         if unknown:
             raise AuditError(f"unknown option {unknown[0]!r}")
@@ -377,7 +412,7 @@ class AuditOptions:
     def __post_init__(self) -> None:
         put = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 - frozen: set once here
         if self.task not in TASKS:
-            raise AuditError(f"--task must be one of {', '.join(TASKS[:3])}, got {self.task!r}")
+            raise AuditError(f"--task must be one of {', '.join(AUDIT_TASKS)}, got {self.task!r}")
         if not self.given:  # made with fields directly (not through `of`): the fields not at their blank
             blank = {f.name: f.default for f in fields(self)}
             put("given", tuple(o.name for o in OPTIONS if o.attribute and o.attribute != "task"
@@ -401,7 +436,8 @@ class AuditOptions:
     def _required_iv(self) -> None:
         task = self.task
         need = {"decisions": ("group", "y_true", "y_pred"), "regression": ("group", "y_true", "y_pred"),
-                "monitor": ("group", "y_pred"), "impact_ratios": ()}[task]  # fmt: skip
+                "comparison": ("group", "y_true", "y_pred", "baseline"), "monitor": ("group", "y_pred"),
+                "impact_ratios": ()}[task]  # fmt: skip
         missing = [_BY_NAME[n].spelled for n in need if n not in self.given]
         if missing:
             raise AuditError(
@@ -442,7 +478,8 @@ class AuditOptions:
         seen: dict[str, str] = {g: "--group" for g in self.groups}
         if self.standard == "ll144":
             seen = {self.sex: "--sex", self.race: "--race"}  # type: ignore[dict-item]
-        named = (("--y-true", self.y_true), ("--y-pred", self.y_pred), ("--y-score", self.y_score),
+        named = (("--y-true", self.y_true), ("--y-pred", self.y_pred), ("--baseline", self.baseline),
+                 ("--y-score", self.y_score), ("--baseline-score", self.baseline_score),
                  ("--fold", self.fold), ("--scoring-rate", self.scoring_rate), ("--date", self.date))
         for flag, column in named:
             if column is None:
@@ -455,11 +492,16 @@ class AuditOptions:
 
     def _combinations_iv(self) -> None:
         given = set(self.given)
-        if self.margin_ratio is not None and self.fold is not None:
+        if self.task == "comparison":  # the changes' own rules: both scores or neither
+            if self.y_score is not None and self.baseline_score is None:
+                raise AuditError("--y-score: --task comparison compares two models' scores; give --y-score "
+                                 "with --baseline-score, or neither")  # fmt: skip
+        elif self.margin_ratio is not None and self.fold is not None:
             raise AuditError(
                 "--margin-ratio: the fold-based equivalence test (--fold) compares differences; use --margin"
             )
-        if "margin" in given and self.margin_ratio is not None and self.y_score is None:
+        ratio_only = self.margin_ratio is not None and self.y_score is None and self.task == "decisions"
+        if "margin" in given and ratio_only:  # a comparison's accuracy changes are differences (--margin)
             raise AuditError(
                 "--margin: with --margin-ratio the rates are tested by their ratio; --margin applies to "
                 "differences (of mean scores, with --y-score): give one of them"
@@ -494,6 +536,16 @@ class AuditOptions:
                 raise AuditError(
                     "--margin/--margin-ratio: the levels' tests have no equivalence test; leave it out"
                 )
+        if self.metrics is not None:
+            allowed = TASK_METRICS[self.task]
+            bad = [m for m in self.metrics if m not in allowed]
+            if bad:
+                raise AuditError(f"--metrics: {TASK_NAMES[self.task]} compares {', '.join(allowed)}; got "
+                                 f"{bad[0]!r}")  # fmt: skip
+            scored = [m for m in self.metrics if m in _SCORE_METRICS]
+            if self.task == "comparison" and scored and self.y_score is None:
+                raise AuditError(f"--metrics {scored[0]!r} needs both models' scores (--y-score and "
+                                 "--baseline-score)")  # fmt: skip
         if self.task == "monitor" and self.metrics is not None and self.y_true is None:
             wrong = [m for m in self.metrics if m != "ppr"]
             if wrong:
@@ -512,6 +564,19 @@ class AuditOptions:
         return DecisionRule(self.y_pred, positive=self.y_pred_positive, threshold=self.y_pred_threshold)
 
     @property
+    def decision_rules(self) -> tuple:
+        """The decision rule of every prediction column it makes a decision of: ``y_pred``'s, and with
+        ``--task comparison`` the same rule for ``baseline``'s (empty without a rule)."""
+        rule = self.decision_rule
+        if rule is None:
+            return ()
+        if self.baseline is None:
+            return (rule,)
+        from dataclasses import replace
+
+        return rule, replace(rule, column=self.baseline)
+
+    @property
     def selected(self) -> str | None:
         """The column whose rate is compared: ``y_pred``, or the score of ``--scoring-rate``."""
         return self.scoring_rate if self.scoring_rate is not None else self.y_pred
@@ -523,6 +588,8 @@ class AuditOptions:
             if self.regression_margin is None:
                 return "no margin (--regression-margin): no equivalence tests"
             return f"margin {self.regression_margin:g} in the unit of {self.y_true!r}"
+        if self.margin_ratio and self.task == "comparison":
+            return f"ratio margin {self.margin_ratio:g} (differences: margin {self.margin:g})"
         if self.margin_ratio:
             return f"ratio margin {self.margin_ratio:g}"
         return "no margin" if self.margin is None else f"margin {self.margin:g}"
@@ -541,8 +608,8 @@ class AuditOptions:
     def columns(self) -> tuple[str, ...]:
         """Every column of the input the task reads (``--where``'s own are added when the input's columns are
         known, :func:`fairstats.auditing.rows.predicate_columns`)."""
-        named = [*self.groups, *self.search, self.y_true, self.y_pred, self.y_score, self.fold,
-                 self.scoring_rate, self.date]  # fmt: skip
+        named = [*self.groups, *self.search, self.y_true, self.y_pred, self.baseline, self.y_score,
+                 self.baseline_score, self.fold, self.scoring_rate, self.date]  # fmt: skip
         return tuple(dict.fromkeys(c for c in named if c is not None))
 
     @property
@@ -553,7 +620,7 @@ class AuditOptions:
     def shown(self) -> list[tuple[str, str]]:
         """The options given that change the computation, as (flag, value) for the report's "What was
         audited" (the columns and rows have rows of their own there)."""
-        skip = {"group", "y_true", "y_pred", "where", "y_pred_positive", "y_pred_threshold"}
+        skip = {"group", "y_true", "y_pred", "baseline", "where", "y_pred_positive", "y_pred_threshold"}
         out = []
         for name in self.given:
             opt = _BY_NAME[name]
@@ -595,7 +662,7 @@ def options_page() -> str:
         "",
         ".. list-table::",
         "   :header-rows: 1",
-        "   :widths: 14 12 6 6 6 6 10 40",
+        "   :widths: 14 12 6 6 6 6 6 10 34",
         "",
     ]
     rows = [head]

@@ -68,7 +68,9 @@ class Prepared:
     groupings: tuple[Grouping, ...]
     # the same frame checked once (every column present, no NaN): what the library functions get
     checked: CheckedFrame | Counts
-    cols: dict[str, str]  # role (y_true, y_pred, y01, p01, score, fold) -> internal column, never a group's
+    # role (y_true, y_pred, y01, p01, score, fold; a comparison's b01, baseline_score) -> internal column,
+    # never a group's
+    cols: dict[str, str]
 
     @property
     def n(self) -> int:
@@ -80,7 +82,7 @@ def _internal_names(groups: Sequence[str]) -> dict[str, str]:
     """Names of the internal columns that differ from every group column (``--group fold`` stays a group)."""
     taken = set(groups)
     names = {}
-    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold"):
+    for role in ("y_true", "y_pred", "y01", "p01", "score", "fold", "b01", "baseline_score"):
         name = f"__fairstats_{role}"
         while name in taken:
             name = "_" + name
@@ -102,12 +104,17 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
 
 
 def _levels_hint(text: np.ndarray, option: str) -> str | None:
-    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision; for a
-    numeric ``--y-true`` with more than two values, ``--task regression``."""
+    """For a ``--y-pred`` with more than two values, the options that make or audit such a decision (for a
+    comparison's ``--baseline``, those that make it); for a numeric ``--y-true`` with more than two values,
+    ``--task regression``."""
     values = pd.unique(text)
     if len(values) <= 2:
         return None
     numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+    if option == "--baseline":  # the decision rule makes both models' decisions; no levels, no regression
+        rule = "--y-pred-threshold T (positive when >= T)" if numeric else "--y-pred-positive L1,L2"
+        return (f"it has {len(values)} values: make both models' decisions with {rule}, which applies to "
+                "--y-pred and --baseline alike")
     if option != "--y-pred":  # a numeric outcome with many values: a regression (issue 26), never guessed
         return (f"it has {len(values)} values: for a continuous outcome and prediction use --task "
                 "regression") if numeric else None
@@ -124,20 +131,44 @@ def _levels_hint(text: np.ndarray, option: str) -> str | None:
     )
 
 
+def _named(labelled: list) -> str:
+    """The labelled columns as a message names them: ``--y-true 'y' or --y-pred 'p'``."""
+    names = [f"{option} {column!r}" for option, column, _ in labelled]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _score_values(data: pd.DataFrame, flag: str, column: str, source: Source) -> np.ndarray:
+    """A score column as finite floats; :class:`AuditError` naming the option, column, value and row."""
+    score = data[column]
+    if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
+        raise AuditError(f"{flag}: column {column!r} must be numeric, got {score.dtype}")
+    values = score.to_numpy(dtype=float)
+    bad = ~np.isfinite(values)  # any number ranks; only calibration needs [0, 1] (tables, score tests)
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise AuditError(
+            f"{flag}: column {column!r} must hold finite numbers, found {float(values[first]):g} on "
+            f"{_where(data, first, source)}"
+        )
+    return values
+
+
 def prepare(
     data: pd.DataFrame, options: AuditOptions, source: Source, weight: np.ndarray | None = None
 ) -> Prepared:
-    """The checked audit frame of a two-level decision (labels: the favourable one and the other)."""
+    """The checked audit frame of a two-level decision (labels: the favourable one and the other); with
+    ``--task comparison`` the baseline's decision too (``b01``; its labels those of ``--y-pred``) and its
+    score (``baseline_score``)."""
     cols = _internal_names(options.groups)
 
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = label_text(data[options.y_true]), label_text(data[options.y_pred])
-    found = sorted(set(text_true) | set(text_pred))
+    labelled = [("--y-true", options.y_true, text_true), ("--y-pred", options.y_pred, text_pred)]
+    if options.baseline is not None:
+        labelled.append(("--baseline", options.baseline, label_text(data[options.baseline])))
+    found = sorted(set().union(*(set(text) for _, _, text in labelled)))
     if options.favorable is None:
-        for option, column, text in (
-            ("--y-true", options.y_true, text_true),
-            ("--y-pred", options.y_pred, text_pred),
-        ):
+        for option, column, text in labelled:
             bad = ~np.isin(text, ["0", "1"])
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
@@ -151,21 +182,18 @@ def prepare(
         favorable = "1"
         if "1" not in found:
             raise AuditError(
-                f"the favourable label 1 (the default) never occurs in --y-true {options.y_true!r} or "
-                f"--y-pred {options.y_pred!r}; name the favourable label with --favorable"
+                f"the favourable label 1 (the default) never occurs in {_named(labelled)}; name the "
+                "favourable label with --favorable"
             )
     else:
         favorable = favorable_text(options.favorable, found)
         if favorable not in found:
             raise AuditError(
-                f"--favorable {options.favorable!r} never occurs in --y-true {options.y_true!r} or --y-pred "
-                f"{options.y_pred!r} (labels found: {found[:6]!r})"
+                f"--favorable {options.favorable!r} never occurs in {_named(labelled)} (labels found: "
+                f"{found[:6]!r})"
             )
         if len(found) > 2:
-            for option, column, text in (
-                ("--y-true", options.y_true, text_true),
-                ("--y-pred", options.y_pred, text_pred),
-            ):
+            for option, column, text in labelled:
                 allowed = [favorable, next(v for v in found if v != favorable)]
                 bad = ~np.isin(text, allowed)
                 if bad.any():
@@ -197,20 +225,12 @@ def prepare(
         frame[cols["y_pred"]] = text_pred
     frame[cols["y01"]] = (text_true == favorable).astype(np.int64)
     frame[cols["p01"]] = (text_pred == favorable).astype(np.int64)
-    if options.y_score is not None:
-        score = data[options.y_score]
-        if not pd.api.types.is_numeric_dtype(score) or pd.api.types.is_bool_dtype(score):
-            raise AuditError(f"--y-score: column {options.y_score!r} must be numeric, got {score.dtype}")
-        values = score.to_numpy(dtype=float)
-        bad = ~np.isfinite(values)  # any number ranks; only calibration needs [0, 1] (tables, score tests)
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise AuditError(
-                f"--y-score: column {options.y_score!r} must hold finite numbers, "
-                f"found {float(values[first]):g} on "
-                f"{_where(data, first, source)}"
-            )
-        frame[cols["score"]] = values
+    if options.baseline is not None:
+        frame[cols["b01"]] = (labelled[2][2] == favorable).astype(np.int64)
+    for flag, column, role in (("--y-score", options.y_score, "score"),
+                               ("--baseline-score", options.baseline_score, "baseline_score")):  # fmt: skip
+        if column is not None:
+            frame[cols[role]] = _score_values(data, flag, column, source)
     if options.fold is not None:
         folds = data[options.fold]
         _folds_iv(folds, options.fold)

@@ -25,7 +25,7 @@ import pandas as pd
 from fairstats._resampling import derived_rng
 from fairstats._text import display_text as visible
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.grouping import where_in
+from fairstats.auditing.grouping import chosen_references, where_in
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.protocol import AuditResult
 from fairstats.auditing.rows import Rows
@@ -208,14 +208,6 @@ class RegressionAudit(AuditResult):
         return notes
 
 
-def _reference(data: pd.DataFrame, columns: list[str], options: AuditOptions) -> str | None:
-    """``--reference``: the first label given that is one of the grouping's groups (None: the largest)."""
-    if not options.reference:
-        return None
-    labels = set(group_labels(data, columns if len(columns) > 1 else columns[0]).unique())
-    return next((r for r in options.reference if r in labels), None)
-
-
 def _numbers_iv(data: pd.DataFrame, options: AuditOptions, source: Source) -> pd.DataFrame:
     """``data`` with the outcome and prediction as numbers (text that reads as one is read so), or
     :class:`AuditError` naming the option, column, value and the input's own line of the first value that
@@ -249,16 +241,12 @@ def regression_audit(rows: Rows, options: AuditOptions) -> RegressionAudit:
     stream of ``seed``), Holm and the three-way verdicts over the whole table. :class:`AuditError` naming the
     input, column and value for bad data."""
     data, source = _numbers_iv(rows.data, options, rows.source), rows.source
-    groups = list(options.groups)
-    groupings = [[g] for g in groups] + ([groups] if len(groups) > 1 else [])
+    chosen = chosen_references(data, options)
     parts, sizes, references, distributions, per_group = [], {}, {}, {}, {}
-    used = set()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for columns in groupings:
-            name = " x ".join(columns)
-            reference = _reference(data, columns, options)
-            used.add(reference)
+        for grouping in options.groupings:
+            name, columns, reference = grouping.name, list(grouping.columns), chosen[grouping.name]
             try:
                 res = regression_tests(
                     data, group=columns if len(columns) > 1 else columns[0], y_true=options.y_true,
@@ -278,10 +266,6 @@ def regression_audit(rows: Rows, options: AuditOptions) -> RegressionAudit:
             references[name] = res.reference
             distributions[name] = _distributions(data, columns, options.y_true, options.y_pred, res.reference,
                                                   sizes[name])  # fmt: skip
-    unused = [r for r in options.reference if r not in used]
-    if unused:
-        shown = ", ".join(repr(g) for g in sorted({g for s in sizes.values() for g in s})[:20])
-        raise AuditError(f"--reference {unused[0]!r} is not a group of any grouping; the groups: {shown}")
     table = pd.concat(parts, ignore_index=True).drop(
         columns=["pvalue_adj", "pvalue_holm_equivalence", "verdict", "verdict_note"])
     table = three_way_verdicts(table, alpha=options.alpha, reason="reason")

@@ -311,6 +311,8 @@ def run(found, options: AuditOptions, *, command: str | None = None) -> AuditRes
         from fairstats.auditing.impact import impact_audit as compute
     elif options.task == "regression":
         from fairstats.auditing.regression import regression_audit as compute
+    elif options.task == "comparison":
+        from fairstats.auditing.comparison import comparison_audit as compute
     else:
         compute = decisions_audit
     return replace(compute(rows, options), command=command)
@@ -323,7 +325,9 @@ def audit(
     group: str | Sequence[str] | None = None,
     y_true: str | None = None,
     y_pred: str | None = None,
+    baseline: str | None = None,
     y_score: str | None = None,
+    baseline_score: str | None = None,
     fold: str | None = None,
     favorable: object = None,
     alpha: float = 0.05,
@@ -355,6 +359,7 @@ def audit(
     missing_as_unknown: bool | None = None,
     unknown: str | Sequence[str] | None = None,
     regression_margin: float | None = None,
+    metrics: str | Sequence[str] | None = None,
 ) -> AuditResult:
     """Audit predictions for group disparities, in memory: what ``fairstats audit`` computes, as an object.
 
@@ -371,17 +376,25 @@ def audit(
         One row per person: pandas; a polars (eager or lazy), pyarrow, DuckDB or Spark frame (counted in its
         engine, or its used columns collected where a test needs each person); a :class:`fairstats.Counts`;
         or the path of a CSV or parquet file (or folder of parquet files), read as the command line reads it.
-    task : {"decisions", "impact_ratios", "regression"}, keyword-only
+    task : {"decisions", "impact_ratios", "regression", "comparison"}, keyword-only
         ``"decisions"``: the equal confusion test and the outcome disparities (the default);
         ``"impact_ratios"``:
         selection or scoring rates, impact ratios and the four-fifths verdicts (``--impact-ratios``);
-        ``"regression"``: a continuous prediction's errors by group (``--task regression``). (The monitor,
+        ``"regression"``: a continuous prediction's errors by group (``--task regression``);
+        ``"comparison"``: model against model, the paired change of every disparity from the decisions of
+        ``baseline`` to those of ``y_pred`` on the same people (``--task comparison``). (The monitor,
         which keeps state between batches, is :class:`fairstats.FairnessMonitor` in memory and
         ``fairstats monitor`` on files.)
     group : str or list of str, keyword-only
         Sensitive attribute column(s); with several, their intersection is audited too.
     y_true, y_pred, y_score, fold : str, keyword-only
         Columns of the true outcome, the prediction, a score and the cross-validation fold.
+    baseline, baseline_score : str, keyword-only
+        ``task="comparison"``: the baseline model's decision (its labels those of ``y_pred``, the new
+        model's) and, with ``y_score``, its score.
+    metrics : str or list of str, keyword-only
+        ``task="comparison"``: the measures compared (a list, or ``"ppr,tpr"``; default
+        :data:`fairstats.CHANGE_METRICS`, with scores also the mean scores and the AUC), Holm over them.
     favorable : optional, keyword-only
         The favourable label (default 1, with 0/1 labels); impact ratios: the selected decision.
     alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples, seed : keyword-only
@@ -413,8 +426,9 @@ def audit(
     Returns
     -------
     AuditResult
-        :class:`Audit` (decisions), :class:`~fairstats.auditing.impact.ImpactAudit` or
-        :class:`~fairstats.auditing.regression.RegressionAudit`: ``.tables``, ``.summary()``, ``.to_dict()``,
+        :class:`Audit` (decisions), :class:`~fairstats.auditing.impact.ImpactAudit`,
+        :class:`~fairstats.auditing.regression.RegressionAudit` or
+        :class:`~fairstats.auditing.comparison.ComparisonAudit`: ``.tables``, ``.summary()``, ``.to_dict()``,
         ``.has_disparity``, ``.save(folder, pdf=False)``.
 
     Raises
@@ -427,6 +441,8 @@ def audit(
     >>> result = fairstats.audit(frame, group=["sex", "race"], y_true="y", y_pred="p")  # doctest: +SKIP
     >>> result.tests[["grouping", "group", "metric", "estimate", "verdict"]]  # doctest: +SKIP
     >>> fairstats.audit(frame, task="impact_ratios", group="race", y_pred="hired")  # doctest: +SKIP
+    >>> fairstats.audit(frame, task="comparison", group="race", y_true="y", y_pred="new",
+    ...                 baseline="old").has_disparity  # a disparity grew: "less fair"  # doctest: +SKIP
     >>> result.save("audit/")  # doctest: +SKIP
     """
     from fairstats.auditing.inputs import read

@@ -77,9 +77,7 @@ def prepared_rows(found, options: AuditOptions) -> Rows:
     read = found.rows.attrs.get(READ_WARNINGS, ())  # warned while reading (a counts table's repeated columns)
     warned = tuple(dict.fromkeys(
         [*read, *(one_line(w.message) for w in caught if issubclass(w.category, INPUT_WARNINGS))]))
-    rule = options.decision_rule
-    return Rows(data, weight, source, selected.filters, None if rule is None else rule.describe(), warned,
-                found.declared)  # fmt: skip
+    return Rows(data, weight, source, selected.filters, rule_words(options), warned, found.declared)
 
 
 def _counted(data: pd.DataFrame, options: AuditOptions) -> tuple[pd.DataFrame, np.ndarray | None]:
@@ -101,19 +99,26 @@ def _counted(data: pd.DataFrame, options: AuditOptions) -> tuple[pd.DataFrame, n
 
 
 def _decided(data: pd.DataFrame, options: AuditOptions, where: str) -> pd.DataFrame:
-    """``--y-pred`` as the 0/1 decision of the decision rule (the rows as they are without one)."""
-    rule = options.decision_rule
-    if rule is None:
+    """``--y-pred`` (and a comparison's ``--baseline``) as the 0/1 decision of the decision rule (the rows as
+    they are without one)."""
+    rules = options.decision_rules
+    if not rules:
         return data
-    try:
-        decision = rule.apply(data[options.y_pred], source=where)
-    except KeyError:
-        raise AuditError(f"{where}: no column {options.y_pred!r} (--y-pred)") from None
-    except ValueError as err:
-        raise AuditError(one_line(err)) from None
     data = data.copy()
-    data[options.y_pred] = decision.astype(np.int64)
+    for rule, flag in zip(rules, ("--y-pred", "--baseline"), strict=False):
+        try:
+            decision = rule.apply(data[rule.column], source=where)
+        except KeyError:
+            raise AuditError(f"{where}: no column {rule.column!r} ({flag})") from None
+        except ValueError as err:
+            raise AuditError(one_line(err)) from None
+        data[rule.column] = decision.astype(np.int64)
     return data
+
+
+def rule_words(options: AuditOptions) -> str | None:
+    """The decision rules in words, as the report and ``--json`` give them (None: the columns as given)."""
+    return "; ".join(rule.describe() for rule in options.decision_rules) or None
 
 
 @dataclass(frozen=True)
@@ -189,5 +194,4 @@ def select_rows(
         weight = None if weight is None else np.asarray(weight)[before]
     if rule:
         data = _decided(data, options, where)
-    described = options.decision_rule
-    return Selected(data, weight, tuple(filters), None if described is None else described.describe())
+    return Selected(data, weight, tuple(filters), rule_words(options))

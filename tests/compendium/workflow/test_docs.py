@@ -23,6 +23,9 @@ DOCS = ROOT / "docs"
 # results site's own copy, compendium.publish.notebook_html).
 ALLOWED_EXTERNAL = ("https://cdnjs.cloudflare.com/ajax/libs/",)
 METHOD_PAGES = ("equal-confusion", "fold-tests", "calibration", "mcnemar", "awareness")
+# The manual that left the README (issue 38, item 5): the README links each of these pages' sources.
+MANUAL_PAGES = ("audits", "hostile-input", "benchmarks", "reproduce", "results", "paper-b-conclusions",
+                "teaching")
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +54,8 @@ def test_every_public_name_has_its_api_page(site):
 
 
 def test_the_guide_pages_are_there(site):
-    for page in ("index", "getting-started", "api", "compendium", *(f"methods/{m}" for m in METHOD_PAGES)):
+    for page in ("index", "getting-started", "api", "compendium", *(f"methods/{m}" for m in METHOD_PAGES),
+                 *MANUAL_PAGES):
         assert (site / f"{page}.html").is_file(), f"no {page}.html"
     start = re.sub(r"<[^>]+>", "", (site / "getting-started.html").read_text(encoding="utf-8"))
     assert "pip install" in start and "fairstats audit" in start and "equal_confusion_test" in start
@@ -92,3 +96,14 @@ def test_the_site_opens_in_the_browser_with_every_link_and_image(site, tmp_path)
     width, _ = screenshot(site / "index.html", tmp_path / "index.png", width=1200, height=900,
                           profile=tmp_path / "profile")
     assert width == 1200
+
+
+def test_make_docs_needs_not_the_compendiums_environment():
+    """`make docs` builds in its own venv (.venv-docs: the library and its [docs] extra at the lock's
+    versions), never through the compendium's venv (its lock install, its stamp)."""
+    res = subprocess.run(["make", "-n", "-B", "docs"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert res.returncode == 0, res.stderr
+    plan = res.stdout
+    assert "-m venv .venv-docs" in plan and "-e '.[docs]'" in plan and "constraints.txt" in plan
+    assert ".venv-docs/bin/sphinx-build -W" in plan
+    assert "--require-hashes" not in plan and "install-project.sh" not in plan and ".venv/bin" not in plan

@@ -1,4 +1,5 @@
-"""Paper B's rerun battery end to end on a synthetic rerun: the run_battery script, then its notebook."""
+"""Paper B's rerun battery end to end on a synthetic rerun: the run_battery and compare_models scripts, the
+rules that tabulate, write the erratum and draw the figures, then the notebook that only reads them."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from repo_paths import ROOT
 from compendium.data.nij import read_official
 
 NOTEBOOK = ROOT / "notebooks" / "paper_b_battery.ipynb"
-SCRIPT = ROOT / "workflow" / "scripts" / "run_battery.py"
-COMPARE = ROOT / "workflow" / "scripts" / "compare_models.py"
+SCRIPTS = ROOT / "workflow" / "scripts"
+SCRIPT = SCRIPTS / "run_battery.py"
+COMPARE = SCRIPTS / "compare_models.py"
 AUTHORS = ROOT / "results" / "default" / "nij" / "authors"
 RAW = ROOT / "data" / "raw" / "paper-b-authors"
 OUTPUTS = {
@@ -43,12 +45,26 @@ def test_notebook_is_stored_without_outputs_and_has_one_parameters_cell():
         if c["cell_type"] == "code"
     )
     params = pm.inspect_notebook(str(NOTEBOOK))
-    assert set(params) == {
-        "battery_csv", "fold_metrics_csv", "counts_csv", "calibration_bins_csv", "rerun_pvr_csv",
-        "authors_battery_csv", "authors_pvr_csv", "authors_procedure_pvr_csv", "authors_procedure_dir",
-        "authors_raw_dir", "published_csv", "preset", "alpha", "favorable", "out_dir", "model_comparison_csv",
-    }  # fmt: skip
+    assert set(params) == {"results_dir", "authors_battery_csv", "authors_procedure_dir", "preset"}
     assert all(p["help"] for p in params.values())
+
+
+def _run_script(script: Path, log: Path, *, input: dict, output: dict, params: dict, preset: str = "paper"):
+    """Run a workflow script as Snakemake runs it: a ``snakemake`` object with input/output/params (attribute
+    and item access, ``keys()``), wildcards and log."""
+    driver = (
+        "import runpy, types\n"
+        "class Files(dict):\n"
+        "    __getattr__ = dict.__getitem__\n"
+        f"sm = types.SimpleNamespace(wildcards=types.SimpleNamespace(preset={preset!r}),\n"
+        f"    input=Files({input!r}), output=Files({output!r}), params=Files({params!r}),\n"
+        f"    log=[{str(log)!r}])\n"
+        f"runpy.run_path({str(script)!r}, init_globals={{'snakemake': sm}})\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", driver], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert res.returncode == 0, res.stderr + (log.read_text() if log.exists() else "")
 
 
 def _synthetic_rerun(tmp_path: Path) -> tuple[Path, Path]:
@@ -129,55 +145,120 @@ def test_run_battery_script_then_notebook(tmp_path):
     assert features.set_index("feature").loc[["Race_BLACK", "Race_WHITE"], "used"].eq(False).all()
 
     # rule compare_models (issue 42) on the same predictions: every pair, three readings
-    comparison = {"table": str(out / "tables" / "model_comparison.csv"),
-                  "figure": str(out / "figures" / "model_comparison.png")}
-    driver = (
-        "import runpy, types\n"
-        "ns = types.SimpleNamespace\n"
-        "sm = ns(wildcards=ns(preset='paper'), input=ns(predictions=" + repr(str(predictions)) + "),\n"
-        "        output=ns(**" + repr(comparison) + "),\n"
-        "        params=ns(favorable=0, alpha=0.05, margin=0.1, raw_dir=" + repr(str(RAW)) + "),\n"
-        "        log=[" + repr(str(tmp_path / "compare_models.log")) + "])\n"
-        "runpy.run_path(" + repr(str(COMPARE)) + ", init_globals={'snakemake': sm})\n"
+    comparison = {
+        "table": str(out / "tables" / "model_comparison.csv"),
+        "figure": str(out / "figures" / "model_comparison.png"),
+    }
+    _run_script(
+        COMPARE,
+        tmp_path / "compare_models.log",
+        input={"predictions": str(predictions)},
+        output=comparison,
+        params={"favorable": 0, "alpha": 0.05, "margin": 0.1, "raw_dir": str(RAW)},
     )
-    res = subprocess.run(
-        [sys.executable, "-c", driver], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert res.returncode == 0, res.stderr + (tmp_path / "compare_models.log").read_text()
     pairs = pd.read_csv(comparison["table"])
-    assert pairs.groupby(["source", "inference"]).apply(
-        lambda g: len(g[["baseline", "model"]].drop_duplicates()), include_groups=False
-    ).eq(6).all()
+    assert (
+        pairs.groupby(["source", "inference"])
+        .apply(lambda g: len(g[["baseline", "model"]].drop_duplicates()), include_groups=False)
+        .eq(6)
+        .all()
+    )
     assert (out / "figures" / "model_comparison.pdf").is_file()
+    _run_script(
+        SCRIPTS / "summarise_model_comparison.py",
+        tmp_path / "summarise_model_comparison.log",
+        input={"table": comparison["table"]},
+        output={
+            "fairer": str(out / "tables" / "model_comparison_fairer.csv"),
+            "verdicts": str(out / "tables" / "model_comparison_verdicts.csv"),
+        },
+        params={},
+    )
+    verdicts = pd.read_csv(out / "tables" / "model_comparison_verdicts.csv")
+    assert verdicts.groupby(["source", "inference", "family"])["comparisons"].sum().to_dict() == (
+        pairs.groupby(["source", "inference", "family"]).size().to_dict()
+    )
 
+    # the rules between the battery and the notebook (no authors' procedures: another configuration's run)
+    tables = out / "tables"
+    common = {
+        "battery": outputs["battery"],
+        "authors_battery": str(AUTHORS / "tables" / "battery.csv"),
+        "published": str(ROOT / "data/published/paper-b-tables.csv"),
+    }
+    tabulated = {name: str(tables / f"paper_b_{name}.csv") for name in ("tables", "conclusions")}
+    tabulated |= {
+        "summary": str(tables / "paper_b_tables_summary.csv"),
+        "layout_md": str(tables / "paper_b_tables_layout.md"),
+        "t_by_hand": str(tables / "paper_b_t_by_hand.csv"),
+        "causal_matches": str(tables / "paper_b_causal_matches.csv"),
+        "conclusion_changes": str(tables / "paper_b_conclusion_changes.md"),
+    }
+    _run_script(
+        SCRIPTS / "tabulate_paper_b.py",
+        tmp_path / "tabulate.log",
+        input=common
+        | {k: outputs[k] for k in ("fold_metrics", "counts", "pvr")}
+        | {"authors_pvr": str(AUTHORS / "published-vs-reproduced.csv")},
+        output=tabulated,
+        params={"raw_dir": str(RAW), "alpha": 0.05},
+    )
+    _run_script(
+        SCRIPTS / "write_paper_b_erratum.py",
+        tmp_path / "erratum.log",
+        input=common
+        | {k: tabulated[k] for k in ("tables", "conclusions")}
+        | {"impossible": str(AUTHORS / "tables" / "printed_impossible.csv")},
+        output={
+            "erratum": str(tables / "paper_b_erratum.csv"),
+            "by_kind": str(tables / "paper_b_erratum_by_kind.csv"),
+            "changed": str(tables / "paper_b_erratum_conclusions.md"),
+        },
+        params={"raw_dir": str(RAW), "alpha": 0.05},
+    )
+    _run_script(
+        SCRIPTS / "draw_paper_b_figures.py",
+        tmp_path / "figures.log",
+        input=common | {k: outputs[k] for k in ("fold_metrics", "calibration_bins")},
+        output={
+            "distributions": str(out / "figures" / "paper_b_fold_distributions.png"),
+            "calibration": str(out / "figures" / "paper_b_calibration_curves.png"),
+            "pvalues": str(out / "figures" / "paper_b_naive_vs_corrected_pvalues.png"),
+        },
+        params={"raw_dir": str(RAW), "alpha": 0.05, "favorable": 0},
+    )
+    for name in ("fold_distributions", "calibration_curves", "naive_vs_corrected_pvalues"):
+        assert (out / "figures" / f"paper_b_{name}.png").is_file(), name
+        assert (out / "figures" / f"paper_b_{name}.pdf").is_file(), name
+    # without the authors' procedures, the refits' matches are an empty table with its columns
+    assert pd.read_csv(tabulated["causal_matches"]).empty
+    summary = pd.read_csv(tabulated["summary"]).set_index("table")
+    assert summary.loc["II", "printed"] == 12 and "authors_procedure_match" not in summary
+    by_hand = pd.read_csv(tabulated["t_by_hand"]).set_index("source")
+    # the paper's t is sqrt(K/2) times the pooled t: 5 folds here, 250 in the authors' files
+    assert by_hand.loc["rerun", "ratio"] == pytest.approx(np.sqrt(5 / 2))
+    assert by_hand.loc["authors-per-fold", "ratio"] == pytest.approx(np.sqrt(125))
+    assert by_hand["t_paper_by_hand"].to_numpy() == pytest.approx(by_hand["t_paper"].to_numpy(), rel=1e-12)
+
+    files_before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    executed = tmp_path / "executed.ipynb"
     pm.execute_notebook(
         str(NOTEBOOK),
-        str(tmp_path / "executed.ipynb"),
+        str(executed),
         parameters={
-            "battery_csv": outputs["battery"],
-            "fold_metrics_csv": outputs["fold_metrics"],
-            "counts_csv": outputs["counts"],
-            "calibration_bins_csv": outputs["calibration_bins"],
-            "rerun_pvr_csv": outputs["pvr"],
+            "results_dir": str(out),
             "authors_battery_csv": str(AUTHORS / "tables" / "battery.csv"),
-            "authors_pvr_csv": str(AUTHORS / "published-vs-reproduced.csv"),
-            "model_comparison_csv": comparison["table"],
-            "out_dir": str(out),
+            "authors_procedure_dir": "",
         },
         kernel_name="python3",
         progress_bar=False,
         cwd=str(ROOT),
     )
-    for name in (
-        "paper_b_tables.csv",
-        "paper_b_tables_layout.md",
-        "paper_b_conclusions.csv",
-        "paper_b_erratum.csv",
-    ):
-        assert (out / "tables" / name).is_file(), name
-    for name in ("fold_distributions", "calibration_curves", "naive_vs_corrected_pvalues"):
-        assert (out / "figures" / f"paper_b_{name}.png").is_file(), name
-    erratum = pd.read_csv(out / "tables" / "paper_b_erratum.csv")
+    # the notebook only reads: it writes nothing beside the rules' files
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == files_before
+    shown = executed.read_text(encoding="utf-8")
+    assert "wrong: t without the square root" in shown and "image/png" in shown
+    erratum = pd.read_csv(tables / "paper_b_erratum.csv")
     kinds = set(erratum["kind"])
     assert {
         "wrong: t without the square root",
@@ -190,8 +271,19 @@ def test_run_battery_script_then_notebook(tmp_path):
         (erratum["kind"] == "wrong: Table XX's p formula") & (erratum["published"].astype(str) == "0.0516")
     ]
     assert len(xx) == 1 and "verdict" in xx["cause"].item()
-    conclusions = pd.read_csv(out / "tables" / "paper_b_conclusions.csv")
+    by_kind = pd.read_csv(tables / "paper_b_erratum_by_kind.csv").set_index("kind")
+    assert by_kind["numbers"].sum() == len(erratum) and list(by_kind.index) == list(
+        dict.fromkeys(erratum["kind"])
+    )
+    changed = (tables / "paper_b_erratum_conclusions.md").read_text(encoding="utf-8")
+    assert (
+        changed.startswith("- Every printed t statistic")
+        and "Table XX, Logistic Regression (Protected)" in changed
+    )
+    conclusions = pd.read_csv(tables / "paper_b_conclusions.csv")
     authors = conclusions[conclusions["source"] == "authors-per-fold"].set_index(["test", "model"])
     # with the corrected t, overall accuracy equality is no longer violated by any model (authors' values)
     oae = authors.loc["overall_accuracy_equality"]
     assert oae["violated_paper"].all() and not oae["violated_corrected"].astype(bool).any()
+    said = (tables / "paper_b_conclusion_changes.md").read_text(encoding="utf-8")
+    assert "- **authors-per-fold**: overall accuracy equality is no longer violated by **any** model." in said

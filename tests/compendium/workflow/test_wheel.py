@@ -1,6 +1,7 @@
 """The fairstats wheel, as a user gets it: built from the library's files alone, holding no compendium
 module, installed alone in a fresh virtual environment without the compendium's packages; the equal confusion
-test works there, and ``fairstats audit`` works once the ``[audit]`` extra is installed.
+test works there, and ``fairstats audit`` works once the ``[audit]`` extra is installed; the README's
+quickstart (its CLI audit and its library call) runs there as written.
 
 The packages come from a wheelhouse kept in ``.venv/wheelhouse/<key>/`` (downloaded once from the package
 registry with ``pip download``, at the lock's versions; the key changes when the lock or pyproject.toml does),
@@ -164,29 +165,34 @@ def test_installed_alone_it_brings_no_workflow_and_the_test_works(fresh_venv, tm
     assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "audit").exists()
 
 
-def _readme_library_example() -> str:
-    """The README's library example: the python block after its ``readme-library-example`` marker."""
-    text = (ROOT / "README.md").read_text()
-    after = text[text.index("<!-- readme-library-example") :]
-    start = after.index("```python\n") + len("```python\n")
-    return after[start : after.index("```\n", start)]
+def _readme_blocks(marker: str) -> list[tuple[str, str]]:
+    """The README's fenced code blocks (language, text as written) that follow its ``<!-- marker`` comment,
+    up to the next marker or section."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(f"<!-- {marker}") :].split("\n", 1)[1]
+    after = re.split(r"^(?:<!-- |## )", after, maxsplit=1, flags=re.M)[0]
+    return re.findall(r"^```(\w*)\n(.*?)^```$", after, flags=re.M | re.S)
 
 
-@pytest.mark.slow  # the README's full COMPAS audit, 9,999 resamples (CI runs it after make test)
-def test_the_readme_library_example_runs_on_the_library_alone(fresh_venv, wheel, wheelhouse, tmp_path):
-    """README: paper A's 4,020 people and chi-squared values from ProPublica's raw file with `where` and
-    `y_pred_positive` alone, with fairstats[audit] installed from the wheel (no compendium, no yaml)."""
+def test_the_readme_quickstart_runs_as_written(fresh_venv, wheel, wheelhouse, tmp_path):
+    """The README's quickstart, its CLI audit and its library call as written, with fairstats[audit]
+    installed from the wheel (no compendium, no yaml), in a folder holding only ProPublica's file: paper A's
+    4,020 people and chi-squared values, and the command prints exactly the output the README shows."""
     python = fresh_venv / "bin" / "python"
     _pip("--python", str(python), "install", "--no-index", "--find-links", str(wheelhouse), f"{wheel}[audit]")
     assert not _installed(fresh_venv) & (FORBIDDEN | {"pyyaml"})
     raw = tmp_path / "data" / "raw"
     raw.mkdir(parents=True)
     shutil.copy(ROOT / "data" / "raw" / "compas-scores-two-years-violent.csv", raw)
-    (tmp_path / "example.py").write_text(_readme_library_example())
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": ""}
-    res = subprocess.run([str(python), "example.py"], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=900, env=env)  # fmt: skip
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": "",
+           "PATH": f"{fresh_venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+
+    (_, command), (_, shown) = _readme_blocks("readme-cli-example")[:2]  # the command, then its output
+    assert command.startswith("fairstats audit ")
+    res = subprocess.run(["bash", "-euc", command], capture_output=True, text=True, cwd=tmp_path, timeout=900,
+                         env=env)  # fmt: skip
     assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout == shown, f"the README shows:\n{shown}\nthe command printed:\n{res.stdout}"
     # paper A, Sec. IV / the compendium's equal_confusion_tests.csv: 59.22, 214.80, 292.56 over 4,020 people
     assert "fairstats audit: 4,020 people" in res.stdout
     for statistic in ("59.22", "214.80", "292.56"):
@@ -194,6 +200,17 @@ def test_the_readme_library_example_runs_on_the_library_alone(fresh_venv, wheel,
     equal = pd.read_csv(tmp_path / "compas-audit" / "equal_confusion.csv")
     assert equal["statistic"].round(2).tolist() == [59.22, 214.80, 292.56]
     assert equal["n"].tolist() == [4020] * 3
+
+    language, code = _readme_blocks("readme-library-example")[0]
+    assert language == "python"
+    (tmp_path / "example.py").write_text(code)
+    res = subprocess.run([str(python), "example.py"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=900, env=env)  # fmt: skip
+    assert res.returncode == 0, res.stdout + res.stderr
+    # the equal_confusion frame as printed: index, grouping, statistic, df, n
+    rows = re.findall(r"^\d+\s+(.+?)\s+([\d.]+)\s+(\d+)\s+(\d+)$", res.stdout, flags=re.M)
+    assert [(g, round(float(s), 2), int(df), int(n)) for g, s, df, n in rows] == [
+        ("sex", 59.22, 3, 4020), ("race", 214.80, 15, 4020), ("sex x race", 292.56, 30, 4020)], res.stdout
 
 
 def test_audit_works_with_the_audit_extra(fresh_venv, wheel, wheelhouse, tmp_path):

@@ -1,10 +1,12 @@
 """Two proportions for many comparisons at once (fairstats._proportions.score_tests, score_tosts,
-score_confints; fairstats.equivalence.rate_equivalence_many) against statsmodels one comparison at a time.
+score_confints; fairstats.equivalence.rate_equivalence_many) against one comparison at a time.
 
-Reference: statsmodels 0.15 ``test_proportions_2indep``, ``tost_proportions_2indep`` and
-``confint_proportions_2indep(method="score")`` called per comparison, as the library called them before
-issue 37. Comparisons drawn from small and large groups, with counts of 0 and of the whole group, where
-statsmodels' interval refuses more than half of them: the same ones must be refused with the same message.
+References: statsmodels 0.15 ``test_proportions_2indep(method="score")`` per comparison for the test of no
+difference; for a non-zero difference (the TOST's margins, the interval's bounds), the Miettinen-Nurminen
+statistic at the restricted maximum-likelihood estimate found by root finding (``diff_score``; it gives R's
+``PropCIs::diffscoreci``, tests/library/test_outcomes.py), because statsmodels' closed form has a wrong
+coefficient there (statsmodels issue #10269: shown below, where it moves the statistic by more than 0.5).
+Comparisons drawn from small and large groups, with counts of 0 and of the whole group.
 """
 
 from __future__ import annotations
@@ -13,9 +15,18 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import special
 from statsmodels.stats import proportion as smp
 
-from fairstats._proportions import _score_diff_pvalue, score_confints, score_tests, score_tosts
+from fairstats._proportions import (
+    _score_diff_pvalue,
+    _score_diff_statistic,
+    diff_score,
+    diff_score_interval,
+    score_confints,
+    score_tests,
+    score_tosts,
+)
 from fairstats.equivalence import RATE_EQUIVALENCE_COLUMNS, rate_equivalence, rate_equivalence_many
 
 
@@ -28,19 +39,46 @@ def _comparisons(k: int, seed: int) -> tuple[np.ndarray, ...]:
     return c1, n1, c2, n2
 
 
-def test_score_statistic_for_an_array_of_differences_equals_statsmodels():
+def test_score_statistic_for_an_array_of_differences_is_at_the_restricted_maximum():
     c1, n1, c2, n2 = _comparisons(400, 1)
     value = np.random.default_rng(2).uniform(-0.9, 0.9, 400)
     value[::7] = 0.0  # the pooled branch
-    ours = _score_diff_pvalue(c1, n1, c2, n2, value)
+    with np.errstate(all="ignore"):
+        ours = _score_diff_statistic(c1, n1, c2, n2, value)
+    ref = np.array([diff_score(c1[i], n1[i], c2[i], n2[i], value[i]) for i in range(400)])
+    finite = np.isfinite(ref)
+    np.testing.assert_array_equal(np.isfinite(ours), finite)
+    np.testing.assert_allclose(ours[finite], ref[finite], rtol=1e-9, atol=1e-12)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref = np.array([smp.test_proportions_2indep(c1[i], n1[i], c2[i], n2[i], value=value[i],
-                                                    compare="diff", method="score").pvalue
-                        for i in range(400)])  # fmt: skip
-    np.testing.assert_array_equal(np.isnan(ours), np.isnan(ref))
-    # a last-bit change of z moves a p-value of 1e-35 by 1e-13 (relative): the tail amplifies it
-    np.testing.assert_allclose(ours[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-11, atol=1e-300)
+        at_zero = [smp.test_proportions_2indep(c1[i], n1[i], c2[i], n2[i], value=0.0, compare="diff",
+                                               method="score").statistic
+                   for i in range(0, 400, 7)]  # fmt: skip
+    np.testing.assert_allclose(ours[::7], np.array(at_zero, dtype=float), rtol=1e-11, equal_nan=True)
+
+
+def test_statsmodels_closed_form_is_off_away_from_zero_and_ours_is_not():
+    """statsmodels issue #10269: 26 of 30 against 145 of 374 at a difference of 0.5647 (a bound of the 90 %
+    interval): the score statistic of the restricted maximum is -1.644 (found by scipy's bounded
+    minimisation of the negative log-likelihood here, independently of both); statsmodels gives -1.058."""
+    from scipy import optimize
+
+    c1, n1, c2, n2, d = 26.0, 30.0, 145.0, 374.0, 0.5647
+
+    def nll(q):
+        p = q + d
+        return -(c1 * np.log(p) + (n1 - c1) * np.log(1 - p) + c2 * np.log(q) + (n2 - c2) * np.log(1 - q))
+
+    q = optimize.minimize_scalar(nll, bounds=(1e-12, 1 - d - 1e-12), method="bounded",
+                                 options={"xatol": 1e-13}).x  # fmt: skip
+    n = n1 + n2
+    brute = (c1 / n1 - c2 / n2 - d) / np.sqrt(((q + d) * (1 - q - d) / n1 + q * (1 - q) / n2) * n / (n - 1))
+    assert float(_score_diff_statistic(c1, n1, c2, n2, d)) == pytest.approx(brute, rel=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = smp.test_proportions_2indep(c1, n1, c2, n2, value=d, compare="diff", method="score")
+    theirs = theirs.statistic
+    assert abs(theirs - brute) > 0.5
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "larger", "smaller"])
@@ -48,6 +86,7 @@ def test_score_tests_and_tosts_equal_one_call_per_comparison(alternative):
     c1, n1, c2, n2 = _comparisons(200, 3)
     stat, p = score_tests(c1, n1, c2, n2, alternative)
     low, high, tost = score_tosts(c1, n1, c2, n2, -0.1, 0.1, "diff")
+    ratio = score_tosts(c1, n1, c2, n2, 0.8, 1.25, "ratio")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i in range(200):
@@ -57,36 +96,32 @@ def test_score_tests_and_tosts_equal_one_call_per_comparison(alternative):
                 assert (stat[i], p[i]) == pytest.approx((one.statistic, one.pvalue), rel=1e-9, abs=1e-300)
             else:
                 assert np.isnan(stat[i]) and np.isnan(p[i])
-            ref = smp.tost_proportions_2indep(c1[i], n1[i], c2[i], n2[i], -0.1, 0.1, method="score")
-            for ours, theirs in ((low[i], ref.results_larger.pvalue), (high[i], ref.results_smaller.pvalue),
-                                 (tost[i], ref.pvalue)):  # fmt: skip
-                # far in the tail (p = 1e-240) the last bits of z move p by 1e-11 (relative)
+            # the difference's TOST: one-sided tests at the margins, the larger p-value
+            ref_low = special.ndtr(-diff_score(c1[i], n1[i], c2[i], n2[i], -0.1))
+            ref_high = special.ndtr(diff_score(c1[i], n1[i], c2[i], n2[i], 0.1))
+            for ours, theirs in ((low[i], ref_low), (high[i], ref_high), (tost[i], max(ref_low, ref_high))):
+                assert ours == pytest.approx(theirs, rel=1e-8, abs=1e-300, nan_ok=True)
+            ref = smp.tost_proportions_2indep(c1[i], n1[i], c2[i], n2[i], 0.8, 1.25, method="score",
+                                              compare="ratio")  # fmt: skip
+            for ours, theirs in ((ratio[0][i], ref.results_larger.pvalue),
+                                 (ratio[1][i], ref.results_smaller.pvalue), (ratio[2][i], ref.pvalue)):
                 assert ours == pytest.approx(theirs, rel=1e-9, abs=1e-300, nan_ok=True)
 
 
 @pytest.mark.parametrize("seed", [5, 6])
-def test_score_intervals_equal_statsmodels_and_refuse_the_same_comparisons(seed):
-    # statsmodels' brentq stops within xtol = 2e-12: the bounds agree to that; where statsmodels raises (a
-    # NaN p-value at a bracket's end, no change of sign), the same message and no bound
+def test_score_intervals_equal_one_comparison_at_a_time_and_always_exist(seed):
+    # statsmodels' own inversion refused more than half of these (a NaN p-value at an end of its Wald
+    # bracket, no change of sign); the score interval exists within [-1, 1] for every one
     c1, n1, c2, n2 = _comparisons(600, seed)
     low, high, error = score_confints(c1, n1, c2, n2, 0.1)
-    refused = 0
+    assert (error == "").all() and np.isfinite(low).all() and np.isfinite(high).all()
     for i in range(600):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ref = smp.confint_proportions_2indep(c1[i], n1[i], c2[i], n2[i], method="score",
-                                                     compare="diff", alpha=0.1)  # fmt: skip
-        except ValueError as err:
-            refused += 1
-            assert error[i] == str(err) and np.isnan(low[i]) and np.isnan(high[i])
-            continue
-        assert error[i] == ""
-        assert (low[i], high[i]) == pytest.approx(ref, abs=2e-12)
-        # the bounds are the roots of the two-sided p-value at alpha, to the last bits
-        at_bounds = _score_diff_pvalue(c1[i], n1[i], c2[i], n2[i], np.array([low[i], high[i]]))
-        np.testing.assert_allclose(at_bounds, 0.1, atol=1e-12)
-    assert 100 < refused < 500  # both kinds of comparison are here
+        assert (low[i], high[i]) == pytest.approx(diff_score_interval(c1[i], n1[i], c2[i], n2[i], 0.1),
+                                                  abs=1e-10)  # fmt: skip
+        inside = [b for b in (low[i], high[i]) if -1 < b < 1]
+        if inside:  # a bound inside (-1, 1) is a root of the two-sided p-value at alpha
+            np.testing.assert_allclose(_score_diff_pvalue(c1[i], n1[i], c2[i], n2[i], np.array(inside)), 0.1,
+                                       atol=1e-9)
 
 
 def test_rate_equivalence_many_equals_one_comparison_at_a_time():
