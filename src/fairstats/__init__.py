@@ -10,6 +10,7 @@ in memory (``fairstats.audit(...) -> Audit``, in the wing :mod:`fairstats.auditi
 """
 
 from fairstats._version import __version__  # noqa: F401, I001
+from fairstats import _epoch  # noqa: F401, I001 - before scipy: a bad SOURCE_DATE_EPOCH must not stop the import
 from fairstats._deprecation import attribute as _attribute  # noqa: I001
 
 # Public API (one line per module; keep sorted).

@@ -108,9 +108,21 @@ def checked_frame(
 def require_frame(data: object, *, name: str = "data") -> pd.DataFrame:
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"`{name}` must be a pandas DataFrame, got {type(data).__name__}")
+    require_flat_columns(data, name=name)
     if len(data) == 0:
         raise ValueError(f"`{name}` is empty (0 rows)")
     return data
+
+
+def require_flat_columns(data: pd.DataFrame, *, name: str = "data") -> None:
+    """Raise ``ValueError`` for columns of several levels (a pandas MultiIndex): a column is named by one
+    name, and a level's name alone may repeat or name another column."""
+    if isinstance(data.columns, pd.MultiIndex):
+        raise ValueError(
+            f"`{name}` has columns of {data.columns.nlevels} levels (a pandas MultiIndex, the first "
+            f"{data.columns[0]!r}); give each column one name, e.g. data.columns = ['_'.join(map(str, c)) "
+            "for c in data.columns]"
+        )
 
 
 def require_columns(data: pd.DataFrame, columns: Iterable[str], *, where: str = "data") -> None:

@@ -1,30 +1,52 @@
 """Row filters as SQL predicates over the input's columns, checked to be expressions and nothing else.
 
 ``fairstats audit --where "days_b_screening_arrest BETWEEN -30 AND 30"`` keeps the rows for which the
-predicate
-is true (SQL semantics: a predicate that is NULL drops the row). A predicate is parsed by DuckDB
+predicate is true (SQL semantics: a predicate that is NULL drops the row). A predicate is parsed by DuckDB
 (``json_serialize_sql``) as the ``WHERE`` clause of ``SELECT * FROM fairstats_input`` and accepted only when
 the statement is exactly that: one ``SELECT`` of the input table whose ``WHERE`` clause holds column
-references,
-constants, comparisons, ``AND``/``OR``/``NOT``, ``BETWEEN``, ``IN`` lists, ``IS [NOT] NULL``, ``LIKE``,
-``CASE``, casts, arithmetic and the scalar functions of :data:`ALLOWED_FUNCTIONS`. Subqueries, table
+references, constants, comparisons, ``AND``/``OR``/``NOT``, ``BETWEEN``, ``IN`` lists, ``IS [NOT] NULL``,
+``LIKE``, ``CASE``, casts, arithmetic and the scalar functions of :data:`ALLOWED_FUNCTIONS`. Subqueries, table
 functions (``read_csv``, ...), other statements, window functions, parameters and every other function are
 refused with a one-line message naming the predicate. It is then evaluated in a DuckDB connection with
-external
-access (files, network, extensions) switched off.
+external access (files, network, extensions) switched off.
+
+A predicate means what it says on every machine:
+
+* **Names bind exactly as written.** A column name must be one of the input's, spelled and cased alike.
+  DuckDB itself matches names without regard to case, so two columns a predicate reads that differ only in
+  case (``"Race"`` and ``race``) are refused: neither could be told from the other.
+* **Time is UTC** (:data:`TIME_ZONE`). A timestamp with a zone is compared, and cut into days and hours, in
+  UTC; one without a zone is read as UTC. DuckDB's default is the machine's zone, under which the same
+  predicate keeps other rows on another machine.
+* **Dates written as text** other than ISO 8601 (``01/03/2021``: the first of March or the third of January)
+  are refused in a column a predicate reads unless their format is named (``date_format``, e.g.
+  ``%d/%m/%Y``): compared as text, their order is not the dates' order. With a format, every column a
+  predicate reads whose text values are all dates written so (ISO text too, with ``%Y-%m-%d``) is read as
+  dates (naive, so UTC) and compared as dates: ``day < '2024-2-1'`` then means the date. Without one, ISO text
+  (``2021-03-01``) is left as text, which sorts as its dates do.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["ALLOWED_FUNCTIONS", "WhereError", "check_predicate", "where_masks"]
+__all__ = [
+    "ALLOWED_FUNCTIONS", "TIME_ZONE", "WhereError", "check_predicate", "date_columns", "date_text",
+    "dates_of", "where_masks",
+]  # fmt: skip
 
 _TABLE = "fairstats_input"
+#: The zone every predicate's timestamps are compared and cut into days in (see the module).
+TIME_ZONE = "UTC"
+#: Date text: day, month and year as numbers, any order, with ``/``, ``.`` or ``-`` (and a time after).
+_DATE_TEXT = re.compile(r"\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}(?:[ T].*)?\s*", re.DOTALL)
+#: ISO 8601 dates (year first, then month and day), with an optional time.
+_ISO_DATE = re.compile(r"\s*[+-]?\d{4}-\d{2}-\d{2}(?:[ T].*)?\s*", re.DOTALL)
 
 #: Scalar functions a predicate may call (pure functions of their arguments; DuckDB's names and operators).
 ALLOWED_FUNCTIONS = frozenset(
@@ -49,13 +71,15 @@ class WhereError(ValueError):
 def _connect():
     import duckdb
 
-    return duckdb.connect(
+    connection = duckdb.connect(
         config={
             "enable_external_access": False,
             "autoinstall_known_extensions": False,
             "autoload_known_extensions": False,
         }
     )
+    connection.execute(f"SET TimeZone = '{TIME_ZONE}'")  # not the machine's zone (see the module)
+    return connection
 
 
 def _walk(node: object, columns: set[str], problems: list[str]) -> None:
@@ -127,27 +151,116 @@ def check_predicate(predicate: str, columns: Sequence[str]) -> set[str]:
     if missing:
         import difflib
 
-        close = difflib.get_close_matches(missing[0], sorted(known), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        cased = sorted(c for c in known if c.casefold() == missing[0].casefold())
+        close = cased or difflib.get_close_matches(missing[0], sorted(known), n=1)
+        hint = f" (did you mean {close[0]!r}?{' Names match exactly, case too.' if cased else ''})" if close \
+            else ""  # fmt: skip
         raise WhereError(f"--where {predicate!r}: no column {missing[0]!r} in the input{hint}")
+    folded: dict[str, str] = {}
+    for name in sorted(used):
+        other = folded.setdefault(name.casefold(), name)
+        if other != name:
+            raise WhereError(
+                f"--where {predicate!r}: the columns {other!r} and {name!r} differ only in case, which the "
+                "SQL engine does not tell apart; rename one of them"
+            )
     return used
 
 
+def date_text(values: pd.Series) -> str | None:
+    """The first value of ``values`` if they are dates written as text other than ISO 8601 (day, month and
+    year as numbers, see the module), else None."""
+    if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+        return None
+    present = values.dropna()
+    if present.empty or not all(isinstance(v, str) for v in present):
+        return None
+    distinct = pd.unique(present)
+    if not all(_DATE_TEXT.fullmatch(v) for v in distinct) or all(_ISO_DATE.fullmatch(v) for v in distinct):
+        return None
+    return next(v for v in distinct if not _ISO_DATE.fullmatch(v))
+
+
+def _as_dates(values: pd.Series, date_format: str) -> tuple[pd.Series, object]:
+    """``values`` read as dates written ``date_format``, and the first value that is not one (None: all are;
+    a missing value stays missing)."""
+    text = values.astype(object).where(values.notna(), None)
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):  # 20210301
+        text = pd.Series([None if v is None else f"{v:.0f}" if isinstance(v, float) and v.is_integer()
+                          else str(v) for v in text], index=values.index, dtype=object)  # fmt: skip
+    read = pd.to_datetime(text, format=date_format, exact=True, errors="coerce")
+    bad = read.isna().to_numpy() & text.notna().to_numpy()
+    return read, (text[bad].iloc[0] if bad.any() else None)
+
+
+def dates_of(values: pd.Series, date_format: str, *, what: str) -> pd.Series:
+    """``values`` (text, or numbers such as 20210301) read as dates written ``date_format``: every value that
+    is not missing must fit it (:class:`WhereError` naming ``what`` and the first that does not)."""
+    read, bad = _as_dates(values, date_format)
+    if bad is not None:
+        raise WhereError(f"{what}: {bad!r} is not a date written {date_format!r}")
+    return read
+
+
+def date_columns(frame: pd.DataFrame, date_format: str) -> list[str]:
+    """The text columns of ``frame`` whose values (missing ones aside, at least one) are all dates written
+    ``date_format``: what a predicate compares as dates."""
+    out = []
+    for column in frame.columns:
+        values = frame[column]
+        text = pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)
+        if text and values.notna().any() and all(isinstance(v, str) for v in values.dropna()):
+            if _as_dates(values, date_format)[1] is None:
+                out.append(column)
+    return out
+
+
+def _read_dates(frame: pd.DataFrame, date_format: str | None, source: str, shown: str) -> pd.DataFrame:
+    """The columns a predicate reads, those of date text read as dates (see the module)."""
+    fitting = set() if date_format is None else set(date_columns(frame, date_format))
+    for column in frame.columns:
+        if column in fitting:
+            frame[column] = _as_dates(frame[column], date_format)[0]
+            continue
+        example = date_text(frame[column])
+        if example is None:
+            continue
+        if date_format is None:
+            raise WhereError(
+                f"{source}: --where {shown!r}: column {column!r} holds dates written as text ({example!r}), "
+                "which the filter would compare as text and which read day-first or month-first differ; "
+                "name their format with --date-format (e.g. %d/%m/%Y) to compare them as dates"
+            )
+        bad = _as_dates(frame[column], date_format)[1]
+        raise WhereError(
+            f"{source}: --where {shown!r}: column {column!r} holds {bad!r}, not a date written "
+            f"{date_format!r}"
+        )
+    return frame
+
+
 def where_masks(
-    data: pd.DataFrame, predicates: Sequence[str], *, source: str = "the input"
+    data: pd.DataFrame,
+    predicates: Sequence[str],
+    *,
+    source: str = "the input",
+    date_format: str | None = None,
 ) -> list[np.ndarray]:
     """For each predicate in turn, the rows kept by it and every earlier one (booleans over ``data``).
 
     The rows kept by all are ``np.logical_and.reduce(masks)``; the rows removed by predicate ``i`` are
-    ``masks[i - 1] & ~masks[i]`` (with ``masks[-1]`` all true before the first).
+    ``masks[i - 1] & ~masks[i]`` (with ``masks[-1]`` all true before the first). ``date_format``: how the
+    date text of the columns the predicates read is written (see the module); without it, such a column is
+    refused.
     """
     used: set[str] = set()
     for predicate in predicates:
         used |= check_predicate(predicate, list(data.columns))
     frame = data[[c for c in data.columns if str(c) in used]].copy()
     frame.columns = [str(c) for c in frame.columns]
+    frame = _read_dates(frame, date_format, source, " AND ".join(predicates))
     row = "__fairstats_row"
-    while row in frame.columns:
+    while row.casefold() in {c.casefold() for c in frame.columns}:  # DuckDB's names ignore case
         row += "_"
     frame[row] = np.arange(len(frame), dtype=np.int64)
     con = _connect()

@@ -80,6 +80,16 @@ def _nested_iv(table: pd.DataFrame, where: str) -> None:
                 )
 
 
+def duckdb_utc():
+    """A DuckDB connection whose clock is UTC: a timestamp with a zone becomes the same text, date and hour on
+    every machine (DuckDB's default is the machine's zone); one without a zone is read as UTC."""
+    import duckdb
+
+    connection = duckdb.connect()
+    connection.execute("SET TimeZone = 'UTC'")
+    return connection
+
+
 def _native(data: object) -> object:
     """A pyarrow dataset as a lazy DuckDB relation (narwhals reads tables, not datasets)."""
     try:
@@ -87,9 +97,7 @@ def _native(data: object) -> object:
     except ImportError:  # pragma: no cover - pyarrow is a core dependency
         return data
     if isinstance(data, ds.Dataset):
-        import duckdb
-
-        return duckdb.connect().from_arrow(data)
+        return duckdb_utc().from_arrow(data)
     return data
 
 
@@ -161,7 +169,7 @@ def parquet_relation(path: str | os.PathLike):
     else:
         raise ValueError(f"{str(path)!r}: no such parquet file or folder")
     try:
-        return duckdb.connect().read_parquet(files)
+        return duckdb_utc().read_parquet(files)
     except duckdb.Error as error:
         message = " ".join(str(error).split())
         raise ValueError(f"could not read {str(path)!r} as parquet: {message}") from None

@@ -153,15 +153,15 @@ class MonitorUpdate(Result):
 # --------------------------------------------------------------------------------------------------------
 
 
-def _label(value: object) -> object:
-    """A group or label value as a plain Python scalar (JSON-able, the same after a save and a load)."""
+def _label(value: object, name: str | None = None) -> object:
+    """A group or label value as a plain Python scalar (JSON-able, the same after a save and a load);
+    ``name``: the keyword that gave it, named in the error."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool | int | float | str):
         return value
-    raise TypeError(
-        f"group and label values must be strings or numbers, got {value!r} ({type(value).__name__})"
-    )
+    what = "group and label values" if name is None else f"`{name}`"
+    raise TypeError(f"{what} must be a string or a number, got {type(value).__name__} {value!r}")
 
 
 def _order(value: object) -> tuple[str, object]:
@@ -294,8 +294,8 @@ class FairnessMonitor:
         self.v_opt = v_opt_iv(v_opt)
         self._rho = mixture_rho(self.v_opt, self.alpha)
         self.margin = None if margin is None else float(margin)
-        self.favorable = _label(favorable)
-        self.reference = None if reference is None else _label(reference)
+        self.favorable = _label(favorable, "favorable")
+        self.reference = None if reference is None else _label(reference, "reference")
         self._counts: dict[object, dict[str, list[int]]] = {}  # group -> metric -> [s, n]
         self._comparisons: dict[tuple[object, str], _Comparison] = {}
         self._others: dict[str, object] = {}  # column -> the one non-favourable value seen
@@ -357,12 +357,14 @@ class FairnessMonitor:
         ------
         ValueError
             A missing column, a missing value, a third value in ``y_pred``/``y_true`` (named with the
-            column and the values). The monitor is unchanged after an error.
+            column and the values), group values of another type (text or numbers) than the earlier
+            batches'. The monitor is unchanged after an error.
         """
-        label = str(self.n_batches + 1) if label is None else str(label)
+        label = str(self.n_batches + 1) if label is None else str(_label(label, "label"))
         where = f"batch {label!r}"
         table = self._counted(batch, where)
         favourable = {c: self._labels_iv(table, c, where) for c in self._columns()[1:]}
+        self._groups_iv(table, where)
         # every check passed: from here on the monitor changes
         for column in self._columns()[1:]:
             other = [_label(v) for v, fav in zip(table[column], favourable[column], strict=True) if not fav]
@@ -389,6 +391,28 @@ class FairnessMonitor:
                 batch[g][metric] = [int(n[keep & pred].sum()), int(n[keep].sum())]
         self.n_batches += 1
         return MonitorUpdate(batch=label, n_batch=int(n.sum()), statuses=self._advance(label, batch))
+
+    def _groups_iv(self, table: pd.DataFrame, where: str) -> None:
+        """Refuse group values of another type than the first batch's (text or numbers): ``1`` and ``"1"``
+        would be two groups, one compared with the other."""
+        kinds: dict[bool, object] = {}  # is text -> the first such value
+        for value in map(_label, table[self.group]):
+            kinds.setdefault(isinstance(value, str), value)
+        if len(kinds) > 1:
+            raise ValueError(
+                f"{where}: column {self.group!r} holds both text and numbers as groups ({kinds[True]!r}, "
+                f"{kinds[False]!r}); give every batch the column as one type"
+            )
+        known = {isinstance(g, str) for g in self._counts}
+        if kinds and known and set(kinds) != known:
+            value = next(iter(kinds.values()))
+            had = "text" if True in known else "numbers"
+            now = "text" if isinstance(value, str) else "a number"
+            raise ValueError(
+                f"{where}: column {self.group!r} holds {value!r} as {now}, where earlier batches held "
+                f"{had}; a group is one value of one type: give every batch the column as one type (or start "
+                "a new monitor)"
+            )
 
     def _advance(self, label: str, batch: dict[object, dict[str, list[int]]]) -> tuple[MonitorStatus, ...]:
         """Add the batch's counts (group -> metric -> [successes, trials]) and return every status."""

@@ -278,7 +278,8 @@ def test_library_audit_shows_its_call_decision_rule_and_filters(compas_csv, tmp_
     shown = {r[0]: r[1] for r in facts}
     assert shown["Decision rule"] == 'positive prediction when score_text is "Medium" or "High"'
     assert shown["Filters"] == ("days_b_screening_arrest BETWEEN -30 AND 30 removed 1,234 rows; "
-                                "<b>c</b> = 'x' removed 5 rows")  # fmt: skip
+                                "<b>c</b> = 'x' removed 5 rows (timestamps compared in UTC, a timestamp "
+                                "without a zone read as UTC)")  # fmt: skip
     assert "<b>c</b>" not in page and "<code>&lt;b&gt;c&lt;/b&gt; = &#39;x&#39;</code>" in page
     assert "a data frame in memory (no file to hash)" in page and "fairstats.audit(data, group=" in unescape(
         page

@@ -115,6 +115,8 @@ VALUES: dict[str, tuple | None] = {
     "reference": (["--reference", "C"],),
     "comparisons": (["--comparisons", "pairs"],),
     "where": (["--where", "age > 40"],),
+    # the fixture's days are ISO text: compared as text, every one is before '2024-2-1'; as dates, January's
+    "date_format": (["--date-format", "%Y-%m-%d"], ["--where", "day < '2024-2-1' OR age > 60"]),
     "y_pred_positive": (["--y-pred-positive", "0"],),
     "y_pred_threshold": (["--y-pred-threshold", "2"],),
     "decision_levels": (["--decision-levels", "1,0"],),

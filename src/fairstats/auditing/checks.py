@@ -16,6 +16,7 @@ __all__ = [
     "MIN_RESAMPLES",
     "check_column",
     "check_columns",
+    "check_date_format",
     "check_depth",
     "check_flag",
     "check_label",
@@ -196,6 +197,27 @@ def check_predicates(value: object) -> tuple[str, ...]:
         if not predicate.strip():
             raise ValueError(f"an empty predicate in {_shown(list(predicates))}")
     return tuple(predicates)
+
+
+def check_date_format(value: object) -> str:
+    """How dates are written, in ``strftime`` codes (``%d/%m/%Y``): text that formats a date and reads it
+    back as the same day."""
+    from datetime import datetime
+
+    if not isinstance(value, str):
+        raise TypeError(f"must be a date format such as '%d/%m/%Y' (text), got {type(value).__name__} "
+                        f"{_shown(value)}")  # fmt: skip
+    day = datetime(2021, 3, 4)  # day, month and year all different: a format that loses one is caught
+    try:
+        back = datetime.strptime(day.strftime(value), value)
+    except ValueError:
+        back = None
+    if "%" not in value or back is None or back.date() != day.date():
+        raise ValueError(
+            f"must give the day, month and year in strftime codes, e.g. '%d/%m/%Y' or '%Y%m%d', got "
+            f"{_shown(value)}"
+        )
+    return value
 
 
 def _sequence(value: object, words: str) -> tuple:

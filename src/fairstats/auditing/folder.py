@@ -8,6 +8,14 @@ link, and an input file inside ``--out``. A symbolic link to a folder stays a li
 folder it points to. The audit is built in a hidden work folder beside ``--out`` (its name carries the process
 id) and swapped into place at the end; leftovers of a killed run are removed by the next run.
 
+The manifest names its owner (``"owner"``: ``"audit"``, or ``"monitor"`` for ``fairstats monitor``'s state,
+:mod:`fairstats.auditing.monitor`): an audit never replaces a monitor's state, nor the monitor an audit's
+folder (a manifest from before issue 36 has no owner; a folder holding ``monitor.json`` is a monitor's). A
+monitor's state must also hold every file its manifest lists. Writers of one folder take turns:
+:func:`locked` holds an exclusive lock (``flock``) on a file beside it (:data:`LOCK_SUFFIX`) while a run reads
+the folder and swaps its new version in, and :func:`swap_into_place` refuses a folder whose manifest changed
+since the run read it (a writer that took no lock).
+
 The clean-up removes only what this tool created, as recorded: a work folder holding the marker file
 (:data:`WORK_MARKER`) that :func:`new_work_folder` wrote into it, naming this ``--out`` and the process, a
 regular file and no symbolic link; or an earlier audit moved aside during the swap (its manifest lists
@@ -26,6 +34,8 @@ import re
 import shutil
 import stat
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from fairstats._version import __version__
@@ -36,19 +46,31 @@ __all__ = [
     "checked_out",
     "write_folder",
     "write_tables",
+    "LOCK_SUFFIX",
+    "LOCK_WAIT",
     "MANIFEST",
     "NAME_MAX",
+    "OWNERS",
     "WORK_MARKER",
     "OutFolderError",
     "check_out_folder",
     "discard_own",
+    "locked",
+    "manifest_text",
     "new_work_folder",
     "process_alive",
     "swap_into_place",
 ]
 
-#: The manifest every audit folder holds: ``{"fairstats": version, "files": {name: sha256}}``.
+#: The manifest every audit folder holds: ``{"fairstats": version, "owner": owner, "files": {name: sha256}}``.
 MANIFEST = ".fairstats-audit"
+#: Who writes a folder, and how messages name the folder and the writer.
+OWNERS = {"audit": ("--out", "the audit", "an audit's output folder"),
+          "monitor": ("--state", "the monitor", "a fairstats monitor's state")}  # fmt: skip
+#: The lock file beside a folder (``.NAME`` + this): held by the run that reads and replaces the folder.
+LOCK_SUFFIX = ".fairstats-lock"
+#: Seconds a run waits for another run's lock on the same folder before it gives up (exit status 2).
+LOCK_WAIT = 60.0
 
 
 #: The marker file inside a work folder this tool made: ``{"fairstats-work": target, "pid": pid}`` (JSON).
@@ -68,7 +90,8 @@ def _read_only(path: Path) -> bool:
     )
 
 
-def _manifest(folder: Path) -> dict[str, str] | None:
+def _record(folder: Path) -> dict | None:
+    """The manifest of ``folder`` (None: none, or not one this tool wrote)."""
     try:
         record = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         files = record["files"]
@@ -76,31 +99,60 @@ def _manifest(folder: Path) -> dict[str, str] | None:
         return None
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         return None
-    return files
+    return record
 
 
-def _foreign(folder: Path) -> str | None:
-    """Why ``folder`` holds something the audit did not write (None: only its manifest's files)."""
+def _manifest(folder: Path) -> dict[str, str] | None:
+    record = _record(folder)
+    return None if record is None else record["files"]
+
+
+def _owner(record: dict) -> str:
+    """Who wrote a folder: its manifest's owner (before issue 36: the monitor's if it lists monitor.json)."""
+    owner = record.get("owner")
+    if owner in OWNERS:
+        return owner
+    return "monitor" if "monitor.json" in record["files"] else "audit"
+
+
+def manifest_text(folder: Path) -> str | None:
+    """The manifest of ``folder`` as it is now (None: none), to compare with before a swap."""
+    try:
+        return (folder / MANIFEST).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _foreign(folder: Path, owner: str = "audit") -> str | None:
+    """Why ``folder`` holds something ``owner`` did not write (None: only its manifest's files)."""
     entries = sorted(p.name for p in folder.iterdir())
     if not entries:
         return None
-    files = _manifest(folder)
-    if files is None:
+    record = _record(folder)
+    if record is None:
         return f"holds {entries[0]!r} and no audit manifest ({MANIFEST})"
+    files = record["files"]
+    if _owner(record) != owner:
+        return f"is {OWNERS[_owner(record)][2]}, which {OWNERS[owner][1]} never writes into"
+    if owner == "monitor":  # a state is whole: a file its manifest lists cannot go missing
+        gone = sorted(set(files) - set(entries))
+        if gone:
+            return f"lacks {gone[0]!r}, which its manifest lists (the state was changed by hand)"
+    earlier = "an earlier audit" if owner == "audit" else "the monitor"
     for name in entries:
         path = folder / name
         if name == MANIFEST:
             continue
         if name not in files or path.is_symlink() or not path.is_file():
-            return f"holds {name!r}, which an earlier audit did not write"
+            return f"holds {name!r}, which {earlier} did not write"
         if file_sha256(path) != files[name]:
-            return f"holds {name!r}, changed since the audit wrote it"
+            return f"holds {name!r}, changed since {OWNERS[owner][1]} wrote it"
         if _read_only(path):
             return f"holds {name!r}, which is read-only"
     return None
 
 
-def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = ()) -> Path:
+def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = (), owner: str = "audit") -> Path:
     """The folder the audit may write to ``out`` (a symbolic link's target); raise :class:`OutFolderError`.
 
     Parameters
@@ -109,37 +161,46 @@ def check_out_folder(out: Path, *, inputs: tuple[Path, ...] = ()) -> Path:
         ``--out`` as given.
     inputs : tuple of pathlib.Path
         Files the audit reads; none may lie inside ``out``.
+    owner : {"audit", "monitor"}
+        Who writes the folder (:data:`OWNERS`): a folder of the other is refused.
     """
+    flag, writer, _ = OWNERS[owner]
     shown = str(out)
     target = out
     if out.is_symlink():
         if not out.exists():
-            raise OutFolderError(f"--out {shown!r} is a symbolic link to nothing; choose a folder")
+            raise OutFolderError(f"{flag} {shown!r} is a symbolic link to nothing; choose a folder")
         target = out.resolve()
     if target.exists() and not target.is_dir():
-        raise OutFolderError(f"--out {shown!r} exists and is a file, not a folder")
+        raise OutFolderError(f"{flag} {shown!r} exists and is a file, not a folder")
     real = target.resolve()
     for path in inputs:
         if path.exists() and path.resolve().is_relative_to(real):
             raise OutFolderError(
-                f"the input {str(path)!r} lies inside --out {shown!r}; the audit would replace it: "
-                "choose another --out"
+                f"the input {str(path)!r} lies inside {flag} {shown!r}; {writer} would replace it: "
+                f"choose another {flag}"
             )
     if target.is_dir():
         if _read_only(target):
-            raise OutFolderError(f"--out {shown!r} is read-only; the audit does not replace it")
-        why = _foreign(target)
+            raise OutFolderError(f"{flag} {shown!r} is read-only; {writer} does not replace it")
+        record = _record(target)
+        if record is not None and _owner(record) != owner:
+            other = OWNERS[_owner(record)][2]
+            raise OutFolderError(
+                f"{flag} {shown!r} is {other}; {writer} never writes into it: choose another {flag}"
+            )
+        why = _foreign(target, owner)
         if why is not None:
             raise OutFolderError(
-                f"--out {shown!r} {why}; the audit only replaces its own files: choose a new folder"
+                f"{flag} {shown!r} {why}; {writer} only replaces its own files: choose a new folder"
             )
     parent = real.parent
     if parent.is_dir() and _read_only(parent):
-        raise OutFolderError(f"--out {shown!r}: its folder {str(parent)!r} is read-only")
+        raise OutFolderError(f"{flag} {shown!r}: its folder {str(parent)!r} is read-only")
     return real
 
 
-_WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?P<kind>work|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
+_WORK = re.compile(r"^\.(?P<name>.+)\.fairstats-(?P<kind>work|old|lock)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 
 
 def process_alive(pid: int) -> bool:
@@ -178,13 +239,21 @@ def _marker(path: Path) -> dict | None:
 
 def _ours(path: Path, target: Path, kind: str, pid: int) -> bool:
     """Did a run of this tool for ``target`` create ``path`` (recorded, see the module)?"""
+    if kind == "lock":  # a lock file's marker, written before it was linked into place (see locked)
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(record, dict) and record.get("fairstats-lock") == str(target) and \
+            record.get("pid") == pid  # fmt: skip
     if kind == "work":
         record = _marker(path)
         if record is None:  # made by mkdtemp, killed before its marker was in place: empty, or the marker
             # still under its temporary name (written whole, then renamed: never a torn marker)
             return {p.name for p in path.iterdir()} <= {WORK_MARKER + ".tmp"}
         return record.get("fairstats-work") == str(target) and record.get("pid") == pid
-    return _manifest(path) is not None and _foreign(path) is None  # an earlier audit, as it wrote it
+    record = _record(path)  # an earlier audit or state, as it was written
+    return record is not None and _foreign(path, _owner(record)) is None
 
 
 def _clean_leftovers(target: Path) -> None:
@@ -196,14 +265,19 @@ def _clean_leftovers(target: Path) -> None:
     stem = _stem(target)
     for path in sorted(parent.iterdir()):
         match = _WORK.match(path.name)
-        if not match or match["name"] != stem or path.is_symlink() or not path.is_dir():
+        if not match or match["name"] != stem or path.is_symlink():
+            continue
+        if path.is_dir() == (match["kind"] == "lock") or not (path.is_dir() or path.is_file()):
             continue
         pid = int(match["pid"])
         if pid == os.getpid() or process_alive(pid):
             continue
         with contextlib.suppress(OSError):
             if _ours(path, target, match["kind"], pid):
-                shutil.rmtree(path, ignore_errors=True)
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink()
 
 
 def new_work_folder(target: Path) -> Path:
@@ -225,26 +299,32 @@ def new_work_folder(target: Path) -> Path:
     return tmp
 
 
-def write_manifest(folder: Path) -> None:
-    """List every file in ``folder`` with its SHA-256 in the manifest."""
+def write_manifest(folder: Path, owner: str = "audit") -> None:
+    """List every file in ``folder`` with its SHA-256 in the manifest, which names its ``owner``."""
     files = {p.name: file_sha256(p) for p in sorted(folder.iterdir()) if p.name != MANIFEST}
-    record = {"fairstats": __version__, "files": files}
+    record = {"fairstats": __version__, "owner": owner, "files": files}
     (folder / MANIFEST).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def swap_into_place(tmp: Path, target: Path) -> None:
-    """Put the finished work folder ``tmp`` at ``target``, replacing an earlier audit there.
+def swap_into_place(tmp: Path, target: Path, *, owner: str = "audit", expected: str | None = None) -> None:
+    """Put the finished work folder ``tmp`` at ``target``, replacing an earlier folder of ``owner`` there.
 
-    ``target`` is checked again just before (files may have appeared during the run); on any failure the
-    earlier audit stays as it was.
+    ``target`` is checked again just before (files may have appeared during the run); with ``expected``
+    (its manifest when the run read it, :func:`manifest_text`), it must still hold that manifest: a folder
+    another writer replaced meanwhile is not replaced again. On any failure the earlier folder stays as it
+    was.
     """
+    flag = OWNERS[owner][0]
     (tmp / WORK_MARKER).unlink(missing_ok=True)
-    write_manifest(tmp)
+    write_manifest(tmp, owner)
+    if expected is not None and manifest_text(target) != expected:
+        raise OutFolderError(f"{flag} {str(target)!r} was changed by another run while this one read it; "
+                             "nothing was replaced: run again")  # fmt: skip
     if target.exists():
-        why = _foreign(target)
+        why = _foreign(target, owner)
         if why is not None:
             raise OutFolderError(
-                f"--out {str(target)!r} {why} (it changed during the run); nothing was replaced"
+                f"{flag} {str(target)!r} {why} (it changed during the run); nothing was replaced"
             )
         backup = Path(
             tempfile.mkdtemp(dir=target.parent, prefix=f".{_stem(target)}.fairstats-old-{os.getpid()}-")
@@ -278,6 +358,98 @@ def discard_own(target: Path) -> None:
                 discard(folder)
 
 
+def _lock_path(target: Path) -> Path:
+    return target.parent / f".{_stem(target)}{LOCK_SUFFIX}"
+
+
+def _try_lock(fd: int) -> bool:
+    """Take the exclusive lock of the open file ``fd`` if no other process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: a lock on the file's first byte
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _open_lock(path: Path, marker: bytes) -> int:
+    """The lock file at ``path``, opened: made with ``marker`` in it (written first, then linked into place:
+    the file is never seen empty), or the one there, if it holds a marker (a lock of this tool's)."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}-{os.getpid()}-")
+    try:
+        os.write(fd, marker)
+        os.close(fd)
+        try:
+            os.link(tmp, path)  # fails if a lock file is there: never replaces one another run holds
+        except FileExistsError:
+            pass
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return -1  # released meanwhile: try again
+    except OSError as err:  # a symbolic link, or unreadable
+        raise OutFolderError(
+            f"{str(path)!r} is not a fairstats lock file ({err.strerror}); it is not touched: remove it"
+        ) from None
+    with contextlib.suppress(OSError, ValueError):
+        record = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        if isinstance(record, dict) and record.get("fairstats-lock"):
+            return fd
+    os.close(fd)
+    raise OutFolderError(f"{str(path)!r} is not a fairstats lock file; it is not touched: remove it, or "
+                         "choose another folder")  # fmt: skip
+
+
+@contextlib.contextmanager
+def locked(target: Path, *, owner: str = "audit", wait: float | None = None) -> Iterator[None]:
+    """Hold the lock of the folder ``target`` (see the module): a second run for the same folder waits up to
+    ``wait`` seconds (default :data:`LOCK_WAIT`) for the first to finish, then gives up with
+    :class:`OutFolderError` (exit status 2), never touching the folder. The lock file is removed when the
+    lock is released; one a killed run left is taken over (its lock ended with the process)."""
+    flag, writer, _ = OWNERS[owner]
+    path = _lock_path(target)
+    marker = (json.dumps({"fairstats-lock": str(target), "pid": os.getpid()}) + "\n").encode("utf-8")
+    deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = _open_lock(path, marker)
+        if fd >= 0 and _try_lock(fd):
+            try:
+                now = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                now = None
+            mine = os.fstat(fd)
+            if now is not None and (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                break  # still the lock file: ours
+        if fd >= 0:
+            os.close(fd)  # the file a run released (and removed) while this one waited: try again
+        if time.monotonic() >= deadline:
+            raise OutFolderError(
+                f"{flag} {str(target)!r} is being updated by another fairstats run, still after "
+                f"{LOCK_WAIT if wait is None else wait:g} s; {writer} left it as it is: run again when that "
+                "one is done"
+            )
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()  # while still held: a run waiting on this file sees it gone and takes a new one
+        os.close(fd)
+
+
 # ----------------------------------------------------------------------------------------------------
 # what every task's save() uses
 # ----------------------------------------------------------------------------------------------------
@@ -291,7 +463,8 @@ def write_folder(out: Path, inputs: tuple[Path, ...], write, *, target: Path | N
     try:
         tmp = new_work_folder(target)
         value = write(tmp)
-        swap_into_place(tmp, target)
+        with locked(target):  # a monitor may not be swapping its state in here at the same moment
+            swap_into_place(tmp, target)
     except OutFolderError as err:
         discard_own(target)
         raise AuditError(str(err)) from None

@@ -41,18 +41,50 @@ _MAX_FIGURE_ROWS = 60
 _TWO_PERCENT = 0.02
 
 
-def _dates(values: pd.Series, weight: np.ndarray | None, column: str, source: Source):
-    """The data's date range (first and last day, ISO text) and the people without a date."""
+def _dates(values: pd.Series, weight: np.ndarray | None, options: AuditOptions, source: Source):
+    """The data's date range (first and last day, ISO text, in UTC) and the people without a date. Dates
+    written as text are read as ISO 8601 or in ``--date-format``; other text or numbers are refused (read
+    day-first or month-first, ``01/03/2021`` gives another range: :mod:`fairstats._where`)."""
+    import datetime as dt
+
+    from fairstats._format import plain
+    from fairstats._where import WhereError, date_text, dates_of
+
+    column, date_format = options.date, options.date_format
     weight = np.ones(len(values), dtype=np.int64) if weight is None else np.asarray(weight)
     missing = values.isna().to_numpy()
-    try:
-        dates = pd.to_datetime(values[~missing], format="mixed")
-    except (ValueError, TypeError) as err:
-        raise AuditError(
-            f"--date: column {column!r} of {source.name}: not a date ({one_line(err)})"
-        ) from None
-    if len(dates) == 0:
-        raise AuditError(f"--date: column {column!r} of {source.name} has no date")
+    present = values[~missing]
+    what = f"--date: column {column!r} of {source.name}"
+    if len(present) == 0:
+        raise AuditError(f"{what} has no date")
+    if date_format is not None and not pd.api.types.is_datetime64_any_dtype(present):
+        try:
+            dates = dates_of(present, date_format, what=what)
+        except WhereError as err:
+            raise AuditError(one_line(err)) from None
+    elif pd.api.types.is_datetime64_any_dtype(present) or all(isinstance(v, dt.date) for v in present):
+        dates = pd.to_datetime(present)
+    else:
+        example = date_text(present)
+        if example is None and all(isinstance(v, str) for v in present):
+            try:
+                dates = pd.to_datetime(present, format="ISO8601")
+            except (ValueError, TypeError, OverflowError):
+                read = pd.to_datetime(present, format="ISO8601", errors="coerce", utc=True)
+                bad = present[read.isna().to_numpy()].iloc[0] if read.isna().any() else present.iloc[0]
+                raise AuditError(f"{what} holds {bad!r}, not a date in ISO 8601 (YYYY-MM-DD; or name its "
+                                 "format with --date-format)") from None  # fmt: skip
+        if example is not None:
+            raise AuditError(
+                f"{what} holds {example!r}, not a date in ISO 8601 (YYYY-MM-DD), which read day-first or "
+                "month-first gives other dates: name its format with --date-format (e.g. %d/%m/%Y)"
+            )
+        if not all(isinstance(v, str) for v in present):
+            number = next(v for v in present if not isinstance(v, str))
+            raise AuditError(f"{what} holds {plain(number)!r}, not a date: dates are ISO 8601 text "
+                             "(YYYY-MM-DD) or need --date-format (e.g. %Y%m%d)")  # fmt: skip
+    if getattr(dates.dt, "tz", None) is not None:
+        dates = dates.dt.tz_convert("UTC")
     return (dates.min().date().isoformat(), dates.max().date().isoformat()), int(weight[missing].sum())
 
 
@@ -153,7 +185,7 @@ def impact_audit(rows: Rows, options: AuditOptions) -> ImpactAudit:
     notes = list(dict.fromkeys([*rows.warned, *user_warnings(caught)]))
     date_range = None
     if options.date is not None:
-        date_range, missing_dates = _dates(rows.data[options.date], rows.weight, options.date, source)
+        date_range, missing_dates = _dates(rows.data[options.date], rows.weight, options, source)
         if missing_dates:
             notes.append(f"--date {options.date!r}: {missing_dates:,} people without a date")
     return ImpactAudit(options=options, source=source, result=result, date_range=date_range,

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairstats._validation import require_flat_columns
 from fairstats.auditing.columns import LINES, READ_WARNINGS, input_columns
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import present_iv
@@ -110,6 +111,10 @@ def _read_frame(data: object, options: AuditOptions) -> Input:
     engine's frame counted (or, where a test needs each person, its used columns collected) in that engine."""
     source = Source(name="the data", kind="frame")
     if isinstance(data, pd.DataFrame):
+        try:
+            require_flat_columns(data)
+        except ValueError as err:
+            raise AuditError(str(err)) from None
         if len(data) == 0:
             raise AuditError("`data` has no rows")
         return Input(data, None, source)

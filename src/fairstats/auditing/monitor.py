@@ -19,14 +19,22 @@ their names, feeds those it has not processed before to a :class:`fairstats.Fair
 ``monitor.png``
     the confidence sequences over the batches, drawn once per run that adds batches;
 ``.fairstats-audit``
-    the manifest of the audit's output folder (:mod:`fairstats.auditing.folder`): the folder holds only files
-    the tool wrote, and is replaced by a finished work folder in one rename (a kill mid-update leaves the
-    previous state; the next run removes the leftovers, and puts back a state caught between the two
-    renames of the swap).
+    the manifest (:mod:`fairstats.auditing.folder`), which names the monitor as the folder's owner and every
+    file with its SHA-256: a state with a file missing, changed or added is refused, naming the file; an audit
+    never writes into a state, nor the monitor into an audit's folder. The state is replaced by a finished
+    work folder in one rename (a kill mid-update leaves the previous state; the next run removes the
+    leftovers, and puts back a state caught between the two renames of the swap).
+
+A run reads and replaces the state under its lock (``.STATE.fairstats-lock`` beside it): a second run on
+the same state waits for the first and then reads what the first wrote, or gives up after
+:data:`fairstats.auditing.folder.LOCK_WAIT` seconds (exit status 2, the state untouched); no batch is lost.
+Group values, decisions and outcomes are read as label text (``1``, ``1.0`` and ``"1"`` are one group
+whatever type a batch's file gives them).
 
 A rerun with no new batch changes nothing (byte-identical folder). A processed batch whose content changed,
-a new batch whose name sorts before the last processed one, other options than the state was started with,
-or bad input end with one line ``fairstats monitor: error: ...`` and exit status 2, the state untouched.
+a new batch with the content of another (a copy under a new name), a new batch whose name sorts before the
+last processed one, other options than the state was started with, or bad input end with one line
+``fairstats monitor: error: ...`` and exit status 2, the state untouched.
 
 Exit status (the audit's, :mod:`fairstats.auditing.exits`): 0 done; **3 with ``--fail-on disparity`` when a
 comparison is in ``alarm``**; 2 bad input or a refused state folder; 1 the state folder could not be written;
@@ -42,6 +50,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from fairstats._format import figure_text
@@ -54,6 +63,8 @@ from fairstats.auditing.folder import (
     check_out_folder,
     discard,
     discard_own,
+    locked,
+    manifest_text,
     new_work_folder,
     process_alive,
     swap_into_place,
@@ -90,7 +101,8 @@ def _monitor_options(options: AuditOptions) -> dict[str, object]:
 
 def _rows_record(options: AuditOptions) -> dict[str, object]:
     """The row step's options, kept in the state: a later run must filter and decide as the first did."""
-    return {"where": list(options.where), "y_pred_positive": list(options.y_pred_positive),
+    return {"where": list(options.where), "date_format": options.date_format,
+            "y_pred_positive": list(options.y_pred_positive),
             "y_pred_threshold": options.y_pred_threshold}  # fmt: skip
 
 
@@ -150,8 +162,9 @@ def _load(target: Path, options: AuditOptions, state: Path) -> tuple[FairnessMon
             f"--state {str(state)!r}: {STATE} is not a monitor state ({one_line(err)})"
         ) from None
     fresh = {**FairnessMonitor(**_monitor_options(options)).to_state()["options"], **_rows_record(options)}
-    unfiltered = {"where": [], "y_pred_positive": [], "y_pred_threshold": None}  # a state from before 0.3
-    stored = {**record["monitor"]["options"], **record.get("rows", unfiltered)}
+    # a state from before 0.3 has no "rows"; one from before issue 36 no "date_format"
+    unfiltered = {"where": [], "date_format": None, "y_pred_positive": [], "y_pred_threshold": None}
+    stored = {**record["monitor"]["options"], **unfiltered, **record.get("rows", {})}
     for key, value in fresh.items():
         if key == "reference" or stored.get(key) == value:
             continue
@@ -169,7 +182,11 @@ def _load(target: Path, options: AuditOptions, state: Path) -> tuple[FairnessMon
 
 
 def _new_batches(files: list[Path], done: list[list[str]]) -> list[tuple[Path, str]]:
+    """The batches not processed yet, with their SHA-256; :class:`MonitorError` for a processed batch whose
+    content changed, a batch with the content of another (a copy under a new name would count its people
+    twice), and a new batch that sorts before the last processed one."""
     known = dict((name, sha) for name, sha in done)
+    contents = {sha: name for name, sha in done}
     last = done[-1][0] if done else None
     new = []
     for path in files:
@@ -181,6 +198,14 @@ def _new_batches(files: list[Path], done: list[list[str]]) -> list[tuple[Path, s
                     f"{known[path.name][:12]}..., now {sha[:12]}...); a processed batch is never re-read"
                 )
             continue
+        if sha in contents:
+            when = "was processed" if contents[sha] in known else "is in this run"
+            raise MonitorError(
+                f"batch {path.name!r} ({str(path)!r}) has the content of {contents[sha]!r}, which {when} "
+                f"(SHA-256 {sha[:12]}...): a batch is counted once, so none was read; remove the copy (or, "
+                "if they are two batches, add a column that tells them apart)"
+            )
+        contents[sha] = path.name
         if last is not None and path.name < last:
             raise MonitorError(
                 f"batch {path.name!r} sorts before {last!r}, the last processed batch; batches are taken in "
@@ -233,17 +258,23 @@ def _line(status: MonitorStatus, alpha: float) -> str:
 
 
 def _batch_rows(path: Path, options: AuditOptions):
-    """A batch through the audit's input and row steps, the decisions and outcomes as label text (so that
-    ``1``, ``1.0`` and ``"1"`` are one label, as ``--favorable`` names it)."""
+    """A batch through the audit's input and row steps, the groups, decisions and outcomes as label text:
+    ``1``, ``1.0`` and ``"1"`` are one label whatever type a batch's file gives the column (a parquet batch
+    keeps its types, a CSV one is read as text), and the label ``--favorable`` names (``1.0`` or ``True``
+    for the decisions 0/1, as in the audit) is written as ``--favorable`` is."""
     from fairstats.auditing.inputs import read
-    from fairstats.auditing.prepare import label_text
+    from fairstats.auditing.prepare import favorable_text, label_text
     from fairstats.auditing.rows import prepared_rows
 
     rows = prepared_rows(read(path, options), options)
     data = rows.data.copy()
+    favorable = _monitor_options(options)["favorable"]
+    data[options.groups[0]] = label_text(data[options.groups[0]])
     for column in (options.y_pred, options.y_true):
         if column is not None:
-            data[column] = label_text(data[column])
+            text = label_text(data[column])
+            found = favorable_text(favorable, sorted(set(text)))
+            data[column] = np.where(text == found, favorable, text) if found != favorable else text
     return data, rows
 
 
@@ -253,36 +284,38 @@ def run_monitor(
 ) -> int:
     """Process the new ``batches`` into the ``state`` folder under the checked ``options``
     (``task="monitor"``); print one line per state change (``json``: a JSON summary instead); return the exit
-    status (see the module)."""
+    status (see the module).
+
+    The state is read and replaced under its lock (:func:`fairstats.auditing.folder.locked`): a second run on
+    the same state waits for the first, then reads what the first wrote (or gives up with exit status 2,
+    the state untouched), so no batch is lost or counted twice."""
     from fairstats._csv import csv_text
 
     try:
         files = _batch_files(batches)
-        try:
-            target = check_out_folder(state, inputs=tuple(files))
-        except OutFolderError as err:
-            raise MonitorError(
-                str(err).replace("--out", "--state").replace("the audit", "the monitor")
-            ) from None
-        _recover(target)
-        monitor, done = _load(target, options, state)
-        new = _new_batches(files, done)
-        frames, lines, read = [], [], []
-        for path, sha in new:
-            data, rows = _batch_rows(path, options)
-            update = monitor.update(data, label=path.name)
-            frames.append(update.to_frame())
-            lines += [_line(s, options.alpha) for s in update.changed]
-            read.append({"batch": path.name, "n": rows.n,
-                         "filters": [{"where": w, "removed": int(k)} for w, k in rows.filters]})  # fmt: skip
-            done.append([path.name, sha])
+        target = check_out_folder(state, inputs=tuple(files), owner="monitor")
+        with locked(target, owner="monitor"):
+            _recover(target)
+            target = check_out_folder(state, inputs=tuple(files), owner="monitor")  # as the last run left it
+            expected = manifest_text(target)
+            monitor, done = _load(target, options, state)
+            new = _new_batches(files, done)
+            frames, lines, read = [], [], []
+            for path, sha in new:
+                data, rows = _batch_rows(path, options)
+                update = monitor.update(data, label=path.name)
+                frames.append(update.to_frame())
+                lines += [_line(s, options.alpha) for s in update.changed]
+                filters = [{"where": w, "removed": int(k)} for w, k in rows.filters]
+                read.append({"batch": path.name, "n": rows.n, "filters": filters})
+                done.append([path.name, sha])
+            if new:
+                status = _write_state(target, state, frames, done, monitor, options, csv_text, expected)
+                if status != EXIT_OK:
+                    return status
     except (MonitorError, AuditError, ValueError, TypeError) as err:
         print(f"{_PROG}: error: {visible(one_line(err))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if new:
-        status = _write_state(target, state, frames, done, monitor, options, csv_text)
-        if status != EXIT_OK:
-            return status
     stream = sys.stdout if out is None else out
     if json:
         import json as json_module
@@ -309,7 +342,7 @@ def _status_record(row: dict) -> dict:
                 v.item() if hasattr(v, "item") else v) for k, v in row.items()}  # fmt: skip
 
 
-def _write_state(target, state, frames, done, monitor, options, csv_text) -> int:
+def _write_state(target, state, frames, done, monitor, options, csv_text, expected) -> int:
     """The new state in a work folder, swapped into place (all or nothing)."""
     tmp = None
     try:
@@ -328,7 +361,7 @@ def _write_state(target, state, frames, done, monitor, options, csv_text) -> int
         for column in ("estimate", "cs_low", "cs_high"):
             table[column] = pd.to_numeric(table[column], errors="coerce")
         _draw(table, tmp / FIGURE, options.alpha)
-        swap_into_place(tmp, target)
+        swap_into_place(tmp, target, owner="monitor", expected=expected)
         tmp = None
     except OutFolderError as err:
         print(f"{_PROG}: error: {visible(one_line(err))}", file=sys.stderr)

@@ -229,6 +229,11 @@ OPTIONS: tuple[Option, ...] = (
            "comparisons, BETWEEN, IN (...), LIKE, IS NULL, CASE, casts and simple scalar functions only",
            default=(), check=chk.check_predicates, cli="append", metavar="PREDICATE",
            section=_SECTION_ROWS),
+    Option("date_format", "--date-format", _ALL, "how the dates written as text that --where reads (and "
+           "impact ratios' --date) are written, in strftime codes, e.g. %d/%m/%Y; every such column is then "
+           "read as dates (UTC) and compared as dates. Without it, date text other than ISO 8601 "
+           "(YYYY-MM-DD) is refused: read day-first or month-first it gives other dates",
+           check=chk.check_date_format, metavar="FORMAT", section=_SECTION_ROWS),
     Option("y_pred_positive", "--y-pred-positive", ("decisions", "impact_ratios", "comparison", "monitor"),
            "the --y-pred labels that count as the positive prediction, comma-separated (e.g. Medium,High); "
            "the decision becomes 0/1 (--task comparison: --baseline's too)", check=chk.check_labels,
@@ -369,6 +374,7 @@ class AuditOptions:
     reference: tuple[str, ...] = ()
     comparisons: str | None = None
     where: tuple[str, ...] = ()
+    date_format: str | None = None
     y_pred_positive: tuple[str, ...] = ()
     y_pred_threshold: float | None = None
     decision_levels: tuple[str, ...] | None = None
@@ -503,6 +509,9 @@ class AuditOptions:
         if self.comparisons == "pairs" and self.reference:
             raise AuditError("--reference names the group every other is compared with; --comparisons pairs "
                              "compares every pair: give one of them")  # fmt: skip
+        if self.date_format is not None and not self.where and self.date is None:
+            raise AuditError("--date-format says how the dates --where reads (or --date) are written; give "
+                             "--where" + (" or --date" if self.task == "impact_ratios" else ""))  # fmt: skip
         if self.y_pred_positive and self.y_pred_threshold is not None:
             raise AuditError("give either the positive labels (--y-pred-positive) or a threshold "
                              "(--y-pred-threshold), not both")  # fmt: skip

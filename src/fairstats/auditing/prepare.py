@@ -25,7 +25,7 @@ from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.source import Source
 from fairstats.counts import COUNT_COLUMN, Counts, aggregated
 
-__all__ = ["Prepared", "LevelsPrepared", "label_text", "prepare", "prepare_levels"]
+__all__ = ["Prepared", "LevelsPrepared", "favorable_text", "label_text", "prepare", "prepare_levels"]
 
 
 def label_text(values: pd.Series) -> np.ndarray:
@@ -40,7 +40,7 @@ def label_text(values: pd.Series) -> np.ndarray:
     return values.astype(str).to_numpy(dtype=object)
 
 
-def _favorable_text(text: str, found: Sequence[str]) -> str:
+def favorable_text(text: str, found: Sequence[str]) -> str:
     """The label of ``found`` that ``--favorable`` names: as written, else as a number ("1.0" -> "1") or a
     boolean ("True" -> "1", the text of a boolean column); ``text`` itself when none occurs."""
     candidates = [text]
@@ -186,7 +186,7 @@ def prepare(
                 "favourable label with --favorable"
             )
     else:
-        favorable = _favorable_text(options.favorable, found)
+        favorable = favorable_text(options.favorable, found)
         if favorable not in found:
             raise AuditError(
                 f"--favorable {options.favorable!r} never occurs in {_named(labelled)} (labels found: "

@@ -35,16 +35,21 @@ def report_date(now: datetime | None = None) -> str:
     Raises
     ------
     AuditError
-        ``SOURCE_DATE_EPOCH`` is set but not a whole number of seconds.
+        ``SOURCE_DATE_EPOCH`` is set but not a whole number of seconds (ASCII digits, a date before the year
+        10000).
     """
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
         text = epoch.strip()
-        if not text.isdigit():
+        try:
+            if not (text.isascii() and text.isdigit()):  # "²" and "١" are digits to str.isdigit, not to int
+                raise ValueError(text)
+            when = datetime.fromtimestamp(int(text), tz=UTC)
+        except (ValueError, OverflowError, OSError):  # not digits, or past the year 9999
             raise AuditError(
-                f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970-01-01 UTC"
-            )
-        when = datetime.fromtimestamp(int(text), tz=UTC)
+                f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970-01-01 UTC (up to "
+                "the year 9999)"
+            ) from None
     else:
         when = (now or datetime.now(tz=UTC)).astimezone(UTC)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")

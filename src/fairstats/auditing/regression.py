@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from fairstats._resampling import derived_rng
+from fairstats._text import display_text as visible
 from fairstats.auditing.errors import AuditError
-from fairstats.auditing.grouping import chosen_references
+from fairstats.auditing.grouping import chosen_references, where_in
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.protocol import AuditResult
 from fairstats.auditing.rows import Rows
@@ -207,12 +208,39 @@ class RegressionAudit(AuditResult):
         return notes
 
 
+def _numbers_iv(data: pd.DataFrame, options: AuditOptions, source: Source) -> pd.DataFrame:
+    """``data`` with the outcome and prediction as numbers (text that reads as one is read so), or
+    :class:`AuditError` naming the option, column, value and the input's own line of the first value that
+    is no finite number."""
+    out = data
+    for flag, column in (("--y-true", options.y_true), ("--y-pred", options.y_pred)):
+        values = data[column]
+        if pd.api.types.is_bool_dtype(values):
+            raise AuditError(f"{flag}: column {column!r} of {source.name} holds True/False, not numbers; the "
+                             "regression audit compares residuals of numbers")  # fmt: skip
+        numeric = pd.api.types.is_numeric_dtype(values)
+        numbers = values if numeric else pd.to_numeric(values, errors="coerce")
+        bad = ~np.isfinite(numbers.to_numpy(dtype=float))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            what = "is no number" if pd.isna(numbers.iloc[i]) else "is not finite"
+            value = values.iloc[i]
+            value = float(value) if isinstance(value, float | np.floating) else value
+            raise AuditError(f"{flag}: column {column!r} holds {visible(repr(value))} on "
+                             f"{where_in(data, i, source)}, which {what}; the regression audit needs finite "
+                             "numbers")  # fmt: skip
+        if numbers is not values:
+            out = out.copy() if out is data else out
+            out[column] = numbers.to_numpy(dtype=float)
+    return out
+
+
 def regression_audit(rows: Rows, options: AuditOptions) -> RegressionAudit:
     """The regression audit of the checked ``rows`` (one per person): :func:`fairstats.regression_tests` per
     grouping (each group column and, with several, their intersection; each grouping's resamples from its own
     stream of ``seed``), Holm and the three-way verdicts over the whole table. :class:`AuditError` naming the
     input, column and value for bad data."""
-    data, source = rows.data, rows.source
+    data, source = _numbers_iv(rows.data, options, rows.source), rows.source
     chosen = chosen_references(data, options)
     parts, sizes, references, distributions, per_group = [], {}, {}, {}, {}
     with warnings.catch_warnings(record=True) as caught:

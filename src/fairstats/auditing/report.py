@@ -148,11 +148,16 @@ def template_environment(kind: str):
 
 def audited_context(audit) -> dict:
     """The rows every report's "What was audited" shares (``audited.md.j2``/``.html.j2``): each filter with
-    the people it removed, the decision rule (where the task makes a decision of ``y_pred``), the options
+    the people it removed (and the zone its timestamps were compared in, the format its date text was read
+    in), the decision rule (where the task makes a decision of ``y_pred``), the options
     given (:meth:`fairstats.auditing.AuditOptions.shown`)."""
+    from fairstats._where import TIME_ZONE
+
     options = audit.options
     return {
         "filters": [(predicate, f"{int(removed):,}") for predicate, removed in audit.filters],
+        "time_zone": TIME_ZONE,
+        "date_format": options.date_format,
         "decision_rule": audit.decision_rule,
         "decides": options.task != "regression" and options.scoring_rate is None,
         "y_preds": [c for c in (options.y_pred, options.baseline) if c is not None],

@@ -340,6 +340,7 @@ def audit(
     reference: str | Sequence[str] | None = None,
     comparisons: str | None = None,
     where: str | Sequence[str] | None = None,
+    date_format: str | None = None,
     y_pred_positive: str | Sequence[str] | None = None,
     y_pred_threshold: float | None = None,
     decision_levels: str | Sequence[str] | None = None,
@@ -403,7 +404,12 @@ def audit(
         grouping's groups; default: the largest), or ``comparisons="pairs"`` for every pair.
     where : str or list of str, keyword-only
         SQL predicates over the input's columns; only rows for which all hold are audited, and the report
-        counts the people each removes (:mod:`fairstats._where` says what a predicate may hold).
+        counts the people each removes (:mod:`fairstats._where` says what a predicate may hold; its
+        timestamps are compared in UTC).
+    date_format : str, keyword-only
+        How the dates written as text that ``where`` reads (and, with ``task="impact_ratios"``, ``date``)
+        are written, in strftime codes (``"%d/%m/%Y"``); date text other than ISO 8601 is refused without
+        it.
     y_pred_positive, y_pred_threshold : keyword-only
         Make the decision from ``y_pred``: these labels (a list, or ``"Medium,High"``) count as the positive
         prediction, or a score at or above the threshold does.

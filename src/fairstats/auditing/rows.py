@@ -164,14 +164,22 @@ def select_rows(
         A predicate that is not an allowed expression or fails on the data, no row left, a decision rule
         that does not fit the ``--y-pred`` column (named with the file ``where``).
     """
-    from fairstats._where import WhereError, where_masks
+    from fairstats._where import WhereError, date_columns, where_masks
 
     filters: list[tuple[str, int]] = []
     if options.where:
         try:
-            masks = where_masks(data, options.where, source=where)
+            masks = where_masks(data, options.where, source=where, date_format=options.date_format)
         except WhereError as err:
             raise AuditError(one_line(err)) from None
+        if options.date_format is not None and options.date is None:  # the format must read something
+            names = [str(c) for c in data.columns]
+            used = set(predicate_columns(options, names))
+            read = data.loc[:, [n in used for n in names]].set_axis([n for n in names if n in used], axis=1)
+            if not date_columns(read, options.date_format):
+                shown = ", ".join(map(repr, read.columns))
+                raise AuditError(f"--date-format {options.date_format!r}: no column --where reads ({shown}) "
+                                 "holds dates written so; leave it out")  # fmt: skip
         people = np.ones(len(data)) if weight is None else np.asarray(weight, dtype=float)
         before = np.ones(len(data), dtype=bool)
         for predicate, kept in zip(options.where, masks, strict=True):
