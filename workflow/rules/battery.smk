@@ -139,6 +139,7 @@ rule compare_models:
         favorable=config["nij"]["favorable"],
         alpha=config["inference"]["alpha"],
         margin=config["inference"]["margin"],
+        models=config["nij"]["models"],
     log:
         f"{RESULTS}/logs/nij/{{preset}}/compare_models.log",
     conda:

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from compendium.paper_b.model_comparison import comparison_figure, fairer_pairs, model_comparison
+from compendium.paper_b.models import MODEL_NAMES
 from compendium.publish.plotting import save_figure
 from compendium.publish.reporting import write_table
 
@@ -24,6 +25,7 @@ with warnings.catch_warnings(record=True) as caught:
         favorable=sm.params.favorable,
         alpha=sm.params.alpha,
         margin=sm.params.margin,
+        models=[m for m in MODEL_NAMES if m in sm.params.models],  # the experiment's, in Table I's order
     )
 for w in caught:
     logging.warning("%s: %s", w.category.__name__, w.message)
