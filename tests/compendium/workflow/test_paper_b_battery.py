@@ -154,7 +154,13 @@ def test_run_battery_script_then_notebook(tmp_path):
         tmp_path / "compare_models.log",
         input={"predictions": str(predictions)},
         output=comparison,
-        params={"favorable": 0, "alpha": 0.05, "margin": 0.1, "raw_dir": str(RAW)},
+        params={
+            "favorable": 0,
+            "alpha": 0.05,
+            "margin": 0.1,
+            "raw_dir": str(RAW),
+            "models": ["xgb", "rf", "lda", "lr"],  # config order; compared in Table I's order
+        },
     )
     pairs = pd.read_csv(comparison["table"])
     assert (
