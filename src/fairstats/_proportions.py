@@ -163,10 +163,9 @@ def _score_diff_pvalue(count1, nobs1, count2, nobs2, value):
     return special.ndtr(-np.abs(_score_diff_statistic(count1, nobs1, count2, nobs2, value))) * 2
 
 
-def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray, np.ndarray]:
     """:func:`diff_score_interval` for arrays of comparisons (every denominator positive; ``alpha`` one
-    level or one per comparison): ``(low, high, error)``, ``error`` "" (kept for the callers that name a
-    failure; the interval always exists within [-1, 1]).
+    level or one per comparison): ``(low, high)``, which always exist within [-1, 1].
 
     Each bound is the root of the two-sided p-value of :func:`_score_diff_statistic` minus ``alpha`` between
     the estimate and -1 or 1 (the end itself where the p-value there is still above ``alpha``), found for
@@ -181,7 +180,6 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
     shape = arrays[0].shape
     c1, n1, c2, n2, level = (v.ravel() for v in arrays)
     k = c1.size
-    error = np.full(k, "", dtype=object)
 
     def gap(v, *four_and_level):
         return _score_diff_pvalue(*four_and_level[:4], v) - four_and_level[4]
@@ -208,7 +206,7 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
             unsolved.extend(idx[~root.success])
     for i in sorted(set(unsolved)):
         low[i], high[i] = diff_score_interval(c1[i], n1[i], c2[i], n2[i], float(level[i]))
-    return low.reshape(shape), high.reshape(shape), error.reshape(shape)
+    return low.reshape(shape), high.reshape(shape)
 
 
 def score_confint(count_a, nobs_a, count_b, nobs_b, compare, alpha) -> tuple[float, float]:

@@ -314,17 +314,17 @@ def rate_equivalence_many(
             refused = reason[todo] != ""
             todo, four = todo[~refused], [v[~refused] for v in four]
             p_low, p_high, p_tost = p_low[~refused], p_high[~refused], p_tost[~refused]
-        if compare == "diff":
-            ci_low, ci_high, failed = score_confints(*four, 2 * alpha[todo])
+        failed = np.full(todo.size, "", dtype=object)
+        if compare == "diff":  # the score interval exists for every comparison
+            ci_low, ci_high = score_confints(*four, 2 * alpha[todo])
         else:  # Koopman's interval in closed form, one comparison at a time
-            ci_low, ci_high, failed = np.full(todo.size, np.nan), np.full(todo.size, np.nan), []
-            failed = np.full(todo.size, "", dtype=object)
+            ci_low, ci_high = np.full(todo.size, np.nan), np.full(todo.size, np.nan)
             for j in range(todo.size):
                 try:
                     ci_low[j], ci_high[j] = score_confint(*(v[j] for v in four), compare, 2 * alpha[todo[j]])
                 except (ValueError, ZeroDivisionError, FloatingPointError) as err:
                     failed[j] = str(err)
-    # the test stands where only its interval is missing (statsmodels' root finder fails near 0 or 1)
+    # the test stands where only its interval is missing (statsmodels' ratio interval fails near 0 or 1)
     texts = out["method"]
     for j in np.flatnonzero(failed != ""):
         texts[todo[j]] = f"{method}; interval undefined ({failed[j]})".replace("\n", " ")

@@ -113,8 +113,8 @@ def test_score_intervals_equal_one_comparison_at_a_time_and_always_exist(seed):
     # statsmodels' own inversion refused more than half of these (a NaN p-value at an end of its Wald
     # bracket, no change of sign); the score interval exists within [-1, 1] for every one
     c1, n1, c2, n2 = _comparisons(600, seed)
-    low, high, error = score_confints(c1, n1, c2, n2, 0.1)
-    assert (error == "").all() and np.isfinite(low).all() and np.isfinite(high).all()
+    low, high = score_confints(c1, n1, c2, n2, 0.1)
+    assert np.isfinite(low).all() and np.isfinite(high).all()
     for i in range(600):
         assert (low[i], high[i]) == pytest.approx(diff_score_interval(c1[i], n1[i], c2[i], n2[i], 0.1),
                                                   abs=1e-10)  # fmt: skip
