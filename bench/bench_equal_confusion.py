@@ -1,17 +1,17 @@
 """Equal confusion test at scale: 10^8 people as integer codes, vs pandas + scipy and vs one bincount pass.
 
-Ours: :func:`fairstats.scale.confusion_table_from_codes` (chunked ``np.bincount``) then
-:func:`fairstats.confusion.equal_confusion_test_table` (chi-squared, Cramér's V, adjusted residuals, Cochran).
+Ours: :meth:`fairstats.ContingencyTable.from_codes` (chunked ``np.bincount``) then
+:func:`fairstats.equal_confusion_test` on the table (chi-squared, Cramér's V, adjusted residuals, Cochran).
 Peer: ``pandas.crosstab`` + ``scipy.stats.chi2_contingency`` on the same codes (run on all rows when the
 machine's available memory allows it, otherwise on fewer rows, said in the summary). Floors: one
 ``np.bincount`` over the combined code ``group * r + cell`` already in ``intp`` (counting only), and the
 one-liner ``np.bincount(group.astype(intp) * r + cell)`` (combining and counting). Memory beyond the input
 is traced (``tracemalloc``, which sees numpy's allocations). Streaming: the same rows written to a parquet
-file in row groups (zstd, 2^20 rows each), then :func:`fairstats.scale.equal_confusion_test_parquet` (DuckDB's
-GROUP BY over the file, :meth:`fairstats.Counts.from_parquet`) in a fresh process, beside its floor (reading
-the file's record batches with pyarrow and doing nothing with them); its peak
-resident memory beyond the resident memory before the call is measured there (Linux ``VmHWM`` after a reset
-through ``/proc/self/clear_refs``).
+file in row groups (zstd, 2^20 rows each), then :func:`fairstats.equal_confusion_test` of
+:meth:`fairstats.ContingencyTable.from_parquet` (DuckDB's GROUP BY over the file,
+:meth:`fairstats.Counts.from_parquet`) in a fresh process, beside its floor (reading the file's record batches
+with pyarrow and doing nothing with them); its peak resident memory beyond the resident memory before the call
+is measured there (Linux ``VmHWM`` after a reset through ``/proc/self/clear_refs``).
 
 The data: q = 6 intersectional groups (3 races x 2 sexes, unequal sizes), binary truth and prediction with
 group-dependent base rates and error rates, drawn from the config seed. Input: ``int8`` group codes and
@@ -45,8 +45,7 @@ from _common import (  # noqa: E402
     traced_peak,
 )
 
-from fairstats.confusion import equal_confusion_test_table  # noqa: E402
-from fairstats.scale import binary_cell_codes, confusion_table_from_codes  # noqa: E402
+from fairstats import ContingencyTable, equal_confusion_test  # noqa: E402
 
 NAME = "equal_confusion"
 GROUPS = [f"{race} - {sex}" for race in ("Black", "Hispanic", "White") for sex in ("Female", "Male")]
@@ -79,12 +78,12 @@ def make_codes(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
         t = rng.random(m) < BASE_RATE[g]
         p = rng.random(m) < np.where(t, TPR[g], FPR[g])
         group[start : start + m], y_true[start : start + m], y_pred[start : start + m] = g, t, p
-    return group, y_true, y_pred, binary_cell_codes(y_true, y_pred=y_pred)
+    return group, y_true, y_pred, ContingencyTable.binary_cell_codes(y_true, y_pred=y_pred)
 
 
 def ours(group: np.ndarray, cells: np.ndarray):
-    table = confusion_table_from_codes(group, cells, groups=GROUPS, group="race_sex")
-    return equal_confusion_test_table(table)
+    table = ContingencyTable.from_codes(group, cells, groups=GROUPS, group="race_sex")
+    return equal_confusion_test(table)
 
 
 def peer(group: np.ndarray, cells: np.ndarray):
@@ -131,7 +130,7 @@ STREAM_SCRIPT = textwrap.dedent(
     """
     import json, sys, time
     import duckdb, narwhals, pyarrow.parquet  # imported before measuring (the library imports them lazily)
-    from fairstats.scale import equal_confusion_test_parquet
+    from fairstats import ContingencyTable, equal_confusion_test
 
     def status(key):
         with open("/proc/self/status") as handle:
@@ -152,7 +151,8 @@ STREAM_SCRIPT = textwrap.dedent(
             handle.write("5")  # reset the peak resident set size (VmHWM) to the current one
         base = status("VmRSS")
         start = time.perf_counter()
-        res = equal_confusion_test_parquet(path, group="race_sex", y_true="y_true", y_pred="y_pred")
+        table = ContingencyTable.from_parquet(path, group="race_sex", y_true="y_true", y_pred="y_pred")
+        res = equal_confusion_test(table)
         times.append(time.perf_counter() - start)
         extra.append(status("VmHWM") - base)
     print(json.dumps({"times": times, "reads": reads, "peak_rss_beyond_baseline": extra,

@@ -14,10 +14,11 @@ from fairstats import _epoch  # noqa: F401, I001 - before scipy: a bad SOURCE_DA
 from fairstats._deprecation import attribute as _attribute  # noqa: I001
 
 # Public API (one line per module; keep sorted).
+from fairstats._contingency import ContingencyTable  # noqa: F401, I001
 from fairstats.awareness import AwarenessResult, MahalanobisWhitening, Neighbours, SingularCovarianceWarning, awareness_test, fairness_through_awareness, mahalanobis_whitening, nearest_other_group  # noqa: E501, F401, I001
 from fairstats.bootstrap import BCaUndefinedWarning, BootstrapCramersVResult, BootstrapDisparityResult, UndefinedResampleWarning, bootstrap_cramers_v, bootstrap_disparity  # noqa: E501, F401, I001
 from fairstats.calibration import CalibrationIndependenceResult, calibration_independence_test  # noqa: E501, F401, I001
-from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, confusion_table, equal_confusion_test, equal_confusion_test_table  # noqa: E501, F401, I001
+from fairstats.confusion import EqualConfusionResult, SmallExpectedCountWarning, adjusted_residuals, confusion_parity_error, confusion_ratios, equal_confusion_test  # noqa: E501, F401, I001
 from fairstats.counts import COUNT_COLUMN, Counts  # noqa: E501, F401, I001
 from fairstats.cramers_v import CramersVIntervalResult, cramers_v_interval  # noqa: E501, F401, I001
 from fairstats.disparity_change import DisparityChangeResult, disparity_change, disparity_change_verdicts, fold_disparity_change  # noqa: E501, F401, I001
@@ -36,7 +37,6 @@ from fairstats.outcomes import OutcomeTestsResult, UndefinedTestWarning, outcome
 from fairstats.power import mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
 from fairstats.recalibration import RecalibrationTestsResult, calibration_curves, recalibration_tests  # noqa: E501, F401, I001
 from fairstats.regression import BoundedGroupLossResult, RegressionTestsResult, bounded_group_loss, regression_tests  # noqa: E501, F401, I001
-from fairstats.scale import binary_cell_codes, confusion_table_from_codes, confusion_table_parquet, equal_confusion_test_parquet  # noqa: E501, F401, I001
 from fairstats.score_distributions import ScoreDistributionTestsResult, score_distribution_tests  # noqa: E501, F401, I001
 from fairstats.score_tests import ScoreTestsResult, score_tests  # noqa: E501, F401, I001
 from fairstats.search import SubgroupSearchResult, subgroup_search  # noqa: E501, F401, I001
@@ -76,7 +76,6 @@ __all__ = [
     "awareness_test",
     "AwarenessResult",
     "BCaUndefinedWarning",
-    "binary_cell_codes",
     "bootstrap_cramers_v",
     "bootstrap_disparity",
     "BootstrapCramersVResult",
@@ -89,9 +88,7 @@ __all__ = [
     "confusion_counts",
     "confusion_parity_error",
     "confusion_ratios",
-    "confusion_table",
-    "confusion_table_from_codes",
-    "confusion_table_parquet",
+    "ContingencyTable",
     "COUNT_COLUMN",
     "Counts",
     "cramers_v_equivalence",
@@ -103,8 +100,6 @@ __all__ = [
     "DisparityChangeResult",
     "EmptyConfidenceSequenceWarning",
     "equal_confusion_test",
-    "equal_confusion_test_parquet",
-    "equal_confusion_test_table",
     "EqualConfusionResult",
     "EquivalenceResult",
     "EquivalenceUndefinedWarning",

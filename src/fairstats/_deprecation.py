@@ -5,7 +5,8 @@ to its new home, which the old one still reaches for one release with a :class:`
 it; ``REMOVED`` names what is gone for good, with the reason and the new home. :func:`attribute` is what a
 module's ``__getattr__`` returns (``def __getattr__(name): return attribute(__name__, name)``): the renamed
 object with its warning, or an ``AttributeError`` that says what became of the name. :func:`renamed_keywords`
-does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them).
+does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them). ``SUPERSEDED`` names functions
+that a call of another replaces: :func:`superseded` makes each warn when called, naming that call.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ import importlib
 import warnings
 from collections.abc import Callable
 
-__all__ = ["REMOVED", "RENAMED", "RENAMED_KEYWORDS", "attribute", "missing", "renamed_keywords"]
+__all__ = [
+    "REMOVED",
+    "RENAMED",
+    "RENAMED_KEYWORDS",
+    "SUPERSEDED",
+    "attribute",
+    "missing",
+    "renamed_keywords",
+    "superseded",
+]
 
 #: The release in which the deprecated names of ``RENAMED`` go.
 REMOVAL = "0.4"
@@ -62,6 +72,26 @@ RENAMED: dict[str, str] = {
     **{f"fairstats.{module}.{old}": f"fairstats.{module}.{new}" for old, (module, new) in _RESULTS.items()},
 }
 
+_TABLE = "fairstats.ContingencyTable"
+_TEST = "fairstats.equal_confusion_test"
+#: The equal confusion family, one test over one table (issue 38, item 1): name -> (module, what to call).
+_CONFUSION = {
+    "confusion_table": ("confusion", f"{_TABLE}.from_frame(data, group=, y_true=, y_pred=).frame()"),
+    "equal_confusion_test_table": ("confusion", f"{_TEST}({_TABLE}.from_observed(observed), ...)"),
+    "binary_cell_codes": ("scale", f"{_TABLE}.binary_cell_codes(y_true, y_pred=)"),
+    "confusion_table_from_codes": ("scale", f"{_TABLE}.from_codes(group_codes, cell_codes, groups=).frame()"),
+    "confusion_table_parquet": ("scale", f"{_TABLE}.from_parquet(path, group=, y_true=, y_pred=).frame()"),
+    "equal_confusion_test_parquet": ("scale", f"{_TEST}({_TABLE}.from_parquet(path, ...), ...)"),
+}
+
+#: function -> the call that replaces it (top level and its module); it works until ``REMOVAL`` and warns
+#: when called
+SUPERSEDED: dict[str, str] = {
+    f"{where}.{name}": use
+    for name, (module, use) in _CONFUSION.items()
+    for where in ("fairstats", f"fairstats.{module}")
+}
+
 _PAPER_B_CALIBRATION = (
     "paper B's calibration chi-squared (its Eq. 1-2), whose chi-squared reference is not justified, moved "
     "to the papers' compendium (compendium.paper_b.calibration, not part of the fairstats package) in "
@@ -93,6 +123,8 @@ def missing(module: str, name: str) -> AttributeError:
 def attribute(module: str, name: str) -> object:
     """``module.name`` for a module's ``__getattr__``: the object a renamed name now has, with a
     :class:`DeprecationWarning` naming its new home; else the ``AttributeError`` of :func:`missing`."""
+    if module == "fairstats" and f"{module}.{name}" in SUPERSEDED:  # warns when called (superseded)
+        return getattr(importlib.import_module(f"fairstats.{_CONFUSION[name][0]}"), name)
     new = RENAMED.get(f"{module}.{name}")
     if new is None:
         raise missing(module, name)
@@ -137,3 +169,21 @@ def renamed_keywords(**renames: str) -> Callable:
         return wrapper
 
     return decorate
+
+
+def superseded(func: Callable) -> Callable:
+    """Decorator: ``func`` (listed in ``SUPERSEDED``) works until ``REMOVAL``; each call warns with a
+    :class:`DeprecationWarning` naming the call that replaces it."""
+    where = f"fairstats.{func.__name__}"
+    use = SUPERSEDED[where]
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        warnings.warn(
+            f"{where} is deprecated since fairstats 0.3 and goes in {REMOVAL}: use {use}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return func(*args, **kwargs)
+
+    return wrapper

@@ -168,7 +168,8 @@ def decision_rows_iv(
 
 
 def ordered_groups(data: pd.DataFrame, columns: list[str]) -> list[str]:
-    """Group labels present in ``data``, in :func:`confusion_table` order (sorted by the columns' values)."""
+    """Group labels present in ``data``, in :meth:`fairstats.ContingencyTable.from_frame`'s order (sorted by
+    the columns' values)."""
     combos = data[columns].drop_duplicates()
     try:
         combos = combos.sort_values(columns, kind="stable")

@@ -533,11 +533,11 @@ def _cramers_v(tables: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_cramers_v(
-    data: pd.DataFrame,
+    data: pd.DataFrame | ContingencyTable,
     *,
-    group: str | Sequence[str],
-    y_true: str,
-    y_pred: str,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
     n_resamples: int = 9999,
     confidence_level: float = 0.95,
     method: str = "BCa",
@@ -549,7 +549,8 @@ def bootstrap_cramers_v(
     Parameters
     ----------
     data, group, y_true, y_pred
-        As in :func:`fairstats.confusion.equal_confusion_test` (binary or multi-class labels).
+        As in :func:`fairstats.confusion.equal_confusion_test` (binary or multi-class labels; ``data`` may be
+        a :class:`fairstats.ContingencyTable`).
     n_resamples : int, default 9999
     confidence_level : float, default 0.95
     method : {"percentile", "basic", "BCa"}, default "BCa"
@@ -565,7 +566,7 @@ def bootstrap_cramers_v(
     Raises
     ------
     ValueError, TypeError
-        As :func:`fairstats.confusion.confusion_table`; bad level, ``method``, ``n_resamples`` or ``rng``.
+        As :meth:`fairstats.ContingencyTable.from_frame`; bad level, ``method``, ``n_resamples`` or ``rng``.
 
     Notes
     -----

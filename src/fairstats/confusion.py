@@ -5,11 +5,14 @@ cells of the confusion matrix. The data become a contingency matrix ``O`` (q gro
 
 * :func:`equal_confusion_test` runs Pearson's chi-squared test of independence on ``O`` (paper A, Eq. 1-2),
   with the effect size, Cochran's rule, both post hoc cut-offs, and a Monte-Carlo permutation p-value when
-  Cochran's rule fails; :func:`equal_confusion_test_table` runs the same test on ``O`` already counted
-  (e.g. by :mod:`fairstats.scale` from integer codes or a parquet file);
+  Cochran's rule fails; it takes the people (a frame and its column names) or ``O`` itself, a
+  :class:`fairstats.ContingencyTable` (counted from a frame, a table, integer codes or a parquet file);
 * :func:`confusion_parity_error` is Cramér's V of ``O`` (Eq. 3);
 * :func:`adjusted_residuals` are the adjusted standardized residuals of ``O`` (Eq. 4);
-* :func:`confusion_table` is ``O`` itself, labelled; :func:`confusion_ratios` the paper's ratio tables.
+* :func:`confusion_ratios` are the paper's ratio tables.
+
+``confusion_table`` and ``equal_confusion_test_table`` are deprecated (until 0.4): the table is
+:class:`fairstats.ContingencyTable`, and the test over it :func:`equal_confusion_test`.
 
 The statistics come from scipy (``chi2_contingency``, ``contingency.association``) and statsmodels
 (``Table.standardized_resids``), the permutation's random tables from ``scipy.stats.random_table``; only the
@@ -30,6 +33,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from fairstats._contingency import BINARY_CELLS, ContingencyTable
+from fairstats._deprecation import superseded
 from fairstats._resampling import fixed_margin_tables, n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._validation import level_iv
@@ -44,10 +48,8 @@ __all__ = [
     "adjusted_residuals",
     "confusion_parity_error",
     "confusion_ratios",
-    "confusion_table",
     "effect_size_thresholds",
     "equal_confusion_test",
-    "equal_confusion_test_table",
 ]
 
 #: Cohen's w for a small, medium and large effect (Cohen 1988, Sec. 7.2.3).
@@ -64,68 +66,27 @@ EFFECT_SIZE_SOURCE = (
 COCHRAN_SHARE = 0.8
 
 
+@superseded
 def confusion_table(
     data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
 ) -> pd.DataFrame:
-    """Contingency matrix ``O``: one row per sensitive group, one column per confusion cell.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-        One row per person (or counts: a :class:`fairstats.Counts`, a frame of another engine), or the table
-        already counted (a ``fairstats._contingency.ContingencyTable`` of ``group``, used as it is; every
-        function that takes ``data, group, y_true, y_pred`` here, and the Cramér's V intervals, take it).
-    group : str or list of str
-        Sensitive attribute column(s). A list means intersectional groups, labelled by joining the values in
-        the listed order with ``" - "`` (e.g. ``["sex", "race"]`` gives ``"Female - African-American"``).
-    y_true, y_pred : str
-        Columns of the true and the predicted label (binary 0/1, or any number of classes).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Integer counts; index ``group`` (sorted), columns ``cell``. Binary 0/1 labels give the cells
-        ``TP, FN, FP, TN`` (paper A's order); other labels one column ``"pred=a, true=b"`` per
-        (y_pred, y_true) pair in sorted order. Groups and cells without any case are left out;
-        ``attrs["notes"]`` says which, ``attrs["cells"]`` maps each cell to its (y_pred, y_true) pair, and
-        ``attrs["group_columns"]`` lists the ``group`` column(s) (what :func:`equal_confusion_test_table`
-        reports as ``group_columns``).
-
-    Raises
-    ------
-    ValueError
-        Missing column, NaN in one of the columns, a single group, fewer than two outcome cells.
-    TypeError
-        ``data`` not a DataFrame, or a column name not a string.
-
-    Notes
-    -----
-    Row :math:`i` of :math:`\\mathbf{O}` is group :math:`i`'s confusion matrix, flattened (paper A, Fig. 1).
-
-    References
-    ----------
-    F. Gursoy, I. A. Kakadiaris, "Equal Confusion Fairness: Measuring Group-Based Disparities in Automated
-    Decision Systems", ICDMW 2022, pp. 137-146, Sec. III-A, Fig. 1.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 0, 0]})
-    >>> confusion_table(df, group="g", y_true="y", y_pred="p").to_numpy().tolist()
-    [[1, 0, 1, 0], [0, 1, 0, 1]]
-    """
+    """Deprecated (until 0.4): ``ContingencyTable.from_frame(data, ...).frame()``, the same table."""
     return ContingencyTable.of(data, group, y_true, y_pred).frame()
 
 
 def confusion_parity_error(
-    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+    data: pd.DataFrame | ContingencyTable,
+    *,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
 ) -> float:
     """Confusion parity error: Cramér's V of the contingency matrix (paper A, Eq. 3).
 
     Parameters
     ----------
     data, group, y_true, y_pred
-        As in :func:`confusion_table`.
+        As in :func:`equal_confusion_test`.
 
     Returns
     -------
@@ -135,7 +96,7 @@ def confusion_parity_error(
     Raises
     ------
     ValueError, TypeError
-        As :func:`confusion_table`.
+        As :meth:`fairstats.ContingencyTable.from_frame`.
 
     Notes
     -----
@@ -159,25 +120,29 @@ def confusion_parity_error(
 
 
 def adjusted_residuals(
-    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+    data: pd.DataFrame | ContingencyTable,
+    *,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
 ) -> pd.DataFrame:
     """Adjusted standardized residuals of the contingency matrix (paper A, Eq. 4).
 
     Parameters
     ----------
     data, group, y_true, y_pred
-        As in :func:`confusion_table`.
+        As in :func:`equal_confusion_test`.
 
     Returns
     -------
     pandas.DataFrame
-        Same labels as :func:`confusion_table`; each value is approximately standard normal under
-        independence. Positive: the group has more cases in this cell than expected.
+        Labelled as the table (:meth:`fairstats.ContingencyTable.from_frame`); each value is approximately
+        standard normal under independence. Positive: the group has more cases in this cell than expected.
 
     Raises
     ------
     ValueError, TypeError
-        As :func:`confusion_table`.
+        As :meth:`fairstats.ContingencyTable.from_frame`.
 
     Notes
     -----
@@ -260,7 +225,7 @@ def _permutation_pvalue(
 
 @dataclass(frozen=True, eq=False)
 class EqualConfusionResult(Result):
-    """Result of :func:`equal_confusion_test` and :func:`equal_confusion_test_table`.
+    """Result of :func:`equal_confusion_test`.
 
     Attributes
     ----------
@@ -510,11 +475,11 @@ def _equal_confusion_result(
 
 
 def equal_confusion_test(
-    data: pd.DataFrame,
+    data: pd.DataFrame | ContingencyTable,
     *,
-    group: str | Sequence[str],
-    y_true: str,
-    y_pred: str,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
     alpha: float = 0.05,
     posthoc_alpha: float = 0.05,
     posthoc_strict_alpha: float = 0.001,
@@ -526,18 +491,29 @@ def equal_confusion_test(
 
     Pearson's chi-squared test of independence between the sensitive group and the confusion cell
     (paper A, Sec. III), with the confusion parity error (Cramér's V) and its effect-size label, Cochran's
-    rule, and the post hoc analysis of adjusted standardized residuals at two cut-offs. The same as
-    :func:`equal_confusion_test_table` on :func:`confusion_table` of the data (same result, the permutation
-    p-value included for the same ``rng``).
+    rule, and the post hoc analysis of adjusted standardized residuals at two cut-offs.
+
+    It takes the people (a frame and the names of its columns) or their table ``O``, a
+    :class:`fairstats.ContingencyTable`, however it was counted: from a frame
+    (:meth:`~fairstats.ContingencyTable.from_frame`), a table counted elsewhere
+    (:meth:`~fairstats.ContingencyTable.from_observed`), integer codes
+    (:meth:`~fairstats.ContingencyTable.from_codes`, for 10⁸ people) or a parquet file or folder larger than
+    memory (:meth:`~fairstats.ContingencyTable.from_parquet`). The result depends on the data only through
+    ``O``: the same people give the same result whichever way they came, the permutation p-value included
+    for the same ``rng``.
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        One row per person.
-    group : str or list of str
-        Sensitive attribute column(s); a list means intersectional groups ("Female - African-American").
-    y_true, y_pred : str
-        Columns of the true and the predicted label (binary 0/1 or multi-class).
+    data : pandas.DataFrame or ContingencyTable
+        One row per person (or counts: a :class:`fairstats.Counts`, a frame of another engine), or the table
+        already counted (a :class:`fairstats.ContingencyTable`, from any of its constructors).
+    group : str or list of str, optional
+        Sensitive attribute column(s); a list means intersectional groups, labelled by joining the values in
+        the listed order with ``" - "`` (``["sex", "race"]`` gives ``"Female - African-American"``). Needed
+        with a frame; with a table it may be left out (given, it must be the table's grouping).
+    y_true, y_pred : str, optional
+        Columns of the true and the predicted label (binary 0/1, or any number of classes); needed with a
+        frame, and may be left out with a table (given, they must be the columns it was counted from).
     alpha : float, default 0.05
         Level of the test; sets ``reject``. (Paper A rejects at p < 0.01: its reproduction passes that.)
     posthoc_alpha : float, default 0.05
@@ -562,9 +538,9 @@ def equal_confusion_test(
     ------
     ValueError
         Missing column, NaN, a single group, fewer than two outcome cells, a level outside (0, 1),
-        ``n_resamples`` < 1.
+        ``n_resamples`` < 1; a ``group``, ``y_true`` or ``y_pred`` that is not the table's.
     TypeError
-        ``data`` not a DataFrame, column names not strings, ``rng`` of another type.
+        ``data`` not a frame, column names not strings or not given with a frame, ``rng`` of another type.
 
     Warns
     -----
@@ -597,7 +573,7 @@ def equal_confusion_test(
     O(q r) per table whatever n, and
     :math:`p = (1 + \\#\\{b : X^2(O^*_b) \\ge X^2(O)\\}) / (1 + B)`, with a relative tolerance of 64 machine
     epsilons on :math:`\\ge` as in R's ``chisq.test(simulate.p.value = TRUE)``. It depends on the data only
-    through :math:`O`, so it equals :func:`equal_confusion_test_table`'s for the same table and ``rng``.
+    through :math:`O`, so it is the same for the same table and ``rng``, however the table was counted.
 
     References
     ----------
@@ -618,6 +594,15 @@ def equal_confusion_test(
     >>> res = equal_confusion_test(df, group="g", y_true="y", y_pred="p", permutation="never")
     >>> res.df, round(res.statistic, 3), res.observed.loc["a"].tolist()
     (3, 1.867, [2, 1, 1, 2])
+
+    A table counted elsewhere:
+
+    >>> from fairstats import ContingencyTable
+    >>> O = pd.DataFrame([[40, 20, 30, 110], [25, 30, 20, 125]], index=["a", "b"],
+    ...                  columns=["TP", "FN", "FP", "TN"])
+    >>> res = equal_confusion_test(ContingencyTable.from_observed(O))
+    >>> res.df, res.n
+    (3, 400)
     """
     table, levels = _equal_confusion_test_iv(
         data, group, y_true, y_pred, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
@@ -625,6 +610,7 @@ def equal_confusion_test(
     return _equal_confusion_result(table, *levels, n_resamples, permutation, rng)
 
 
+@superseded
 def equal_confusion_test_table(
     observed: pd.DataFrame,
     *,
@@ -635,59 +621,8 @@ def equal_confusion_test_table(
     permutation: Literal["auto", "always", "never"] = "auto",
     rng: int | np.random.Generator | None = None,
 ) -> EqualConfusionResult:
-    """Equal confusion test on a contingency matrix that is already counted.
-
-    The test of :func:`equal_confusion_test` (Pearson's chi-squared, Cramér's V, Cochran's rule, adjusted
-    residuals at two cut-offs, permutation p-value), for a table from :func:`confusion_table`,
-    :func:`fairstats.scale.confusion_table_from_codes` or :func:`fairstats.scale.confusion_table_parquet`.
-
-    Parameters
-    ----------
-    observed : pandas.DataFrame
-        Groups x cells, non-negative integer counts, no empty group or cell. Its ``attrs["cells"]``
-        (cell key), ``attrs["notes"]`` and ``attrs["group_columns"]`` go into the result when present.
-    alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation : keyword-only
-        As in :func:`equal_confusion_test`.
-    rng : int, numpy.random.Generator or None, keyword-only
-        Seed or generator of the permutation p-value.
-
-    Returns
-    -------
-    EqualConfusionResult
-        As :func:`equal_confusion_test`; every field, ``pvalue_permutation`` included (same ``rng``), equals
-        the DataFrame path's for the same people.
-
-    Raises
-    ------
-    ValueError
-        Fewer than two groups or cells, a negative count, an empty group or cell, a level outside (0, 1),
-        ``n_resamples`` < 1, unknown ``permutation``.
-    TypeError
-        ``observed`` not a DataFrame of integers, ``rng`` of another type.
-
-    Warns
-    -----
-    SmallExpectedCountWarning
-        When Cochran's rule fails.
-
-    Notes
-    -----
-    The formulas, the permutation p-value (tables drawn with both margins of ``observed`` fixed, Patefield's
-    algorithm) and their assumptions are in :func:`equal_confusion_test`'s Notes.
-
-    References
-    ----------
-    Paper A (Gursoy and Kakadiaris 2022), Eq. 1-4; W. M. Patefield, "Algorithm AS 159: An efficient method of
-    generating random r x c tables with given row and column totals", Applied Statistics 30(1), 1981.
-
-    Examples
-    --------
-    >>> O = pd.DataFrame([[40, 20, 30, 110], [25, 30, 20, 125]], index=["a", "b"],
-    ...                  columns=["TP", "FN", "FP", "TN"])
-    >>> res = equal_confusion_test_table(O)
-    >>> res.df, res.n
-    (3, 400)
-    """
+    """Deprecated (until 0.4): ``equal_confusion_test(ContingencyTable.from_observed(observed), ...)``, the
+    same result."""
     table, levels = _equal_confusion_test_table_iv(
         observed, alpha, posthoc_alpha, posthoc_strict_alpha, n_resamples, permutation, rng
     )
@@ -695,22 +630,27 @@ def equal_confusion_test_table(
 
 
 def confusion_ratios(
-    data: pd.DataFrame, *, group: str | Sequence[str], y_true: str, y_pred: str
+    data: pd.DataFrame | ContingencyTable,
+    *,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
 ) -> pd.DataFrame:
     """Paper A's ratio tables: each confusion cell as a share of the group and of its actual class.
 
     Parameters
     ----------
     data, group, y_true, y_pred
-        As in :func:`confusion_table`.
+        As in :func:`equal_confusion_test`.
 
     Returns
     -------
     pandas.DataFrame
-        Tidy, one row per (group, cell) in the order of :func:`confusion_table`: ``group, cell, y_pred,
-        y_true, observed, n, share_of_group`` (observed / group total) ``, actual_total, share_of_actual``
-        (observed / the group's count with this ``y_true``: TPR and FNR for actual positives, FPR and TNR for
-        actual negatives). Fractions in [0, 1], not percentages; NaN where a group has no case of that
+        Tidy, one row per (group, cell) in the table's order (:meth:`fairstats.ContingencyTable.from_frame`):
+        ``group, cell, y_pred, y_true, observed, n, share_of_group`` (observed / group total) ``,
+        actual_total, share_of_actual`` (observed / the group's count with this ``y_true``: TPR and FNR for
+        actual positives, FPR and TNR for actual negatives). Fractions in [0, 1], not percentages; NaN where a
+        group has no case of that
         actual class.
 
     Notes

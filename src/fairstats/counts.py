@@ -14,12 +14,13 @@ It is built from rows once, inside the engine that holds them:
 * :meth:`Counts.from_table` checks a table of counts made elsewhere (e.g. one SQL ``GROUP BY`` in a
   warehouse; ``fairstats audit --counts``).
 
-Every function that takes ``data`` (:func:`fairstats.confusion_table`, :func:`fairstats.equal_confusion_test`,
-:func:`fairstats.bootstrap_cramers_v`, :func:`fairstats.bootstrap_disparity`, :func:`fairstats.outcome_tests`)
-accepts a :class:`Counts` or any of those frames, and gives the result it gives on the same rows as a pandas
-DataFrame. The bootstraps resample each group's counts, :math:`\mathrm{Multinomial}(n_g, c_{gu} / n_g)` over
-the group's categories :math:`u` (the distribution of the counts when :math:`n_g` people are drawn with
-replacement), so they cost the same for 10³ or 10⁹ people.
+Every function that takes ``data`` (:meth:`fairstats.ContingencyTable.from_frame`,
+:func:`fairstats.equal_confusion_test`, :func:`fairstats.bootstrap_cramers_v`,
+:func:`fairstats.bootstrap_disparity`, :func:`fairstats.outcome_tests`) accepts a :class:`Counts` or any of
+those frames, and gives the result it gives on the same rows as a pandas DataFrame. The bootstraps resample
+each group's counts, :math:`\mathrm{Multinomial}(n_g, c_{gu} / n_g)` over the group's categories :math:`u`
+(the distribution of the counts when :math:`n_g` people are drawn with replacement), so they cost the same for
+10³ or 10⁹ people.
 """
 
 from __future__ import annotations

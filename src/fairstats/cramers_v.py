@@ -100,11 +100,11 @@ def noncentrality_interval(chi2: float, df: int, *, confidence_level: float = 0.
 
 
 def cramers_v_interval(
-    data: pd.DataFrame | CheckedFrame | Counts,
+    data: pd.DataFrame | CheckedFrame | Counts | ContingencyTable,
     *,
-    group: str | Sequence[str],
-    y_true: str,
-    y_pred: str,
+    group: str | Sequence[str] | None = None,
+    y_true: str | None = None,
+    y_pred: str | None = None,
     confidence_level: float = 0.95,
 ) -> CramersVIntervalResult:
     r"""Cramér's V of the group × confusion-cell table (paper A, Eq. 3) with a noncentrality interval.
@@ -113,7 +113,8 @@ def cramers_v_interval(
     ----------
     data, group, y_true, y_pred
         As in :func:`fairstats.confusion.equal_confusion_test` (binary or multi-class labels; ``data`` may be
-        a :class:`fairstats.Counts` or a frame of any engine, counted there).
+        a :class:`fairstats.Counts` or a frame of any engine, counted there, or a
+        :class:`fairstats.ContingencyTable`).
     confidence_level : float, default 0.95
 
     Returns
@@ -123,7 +124,7 @@ def cramers_v_interval(
     Raises
     ------
     ValueError, TypeError
-        As :func:`fairstats.confusion.confusion_table`; a bad ``confidence_level``.
+        As :meth:`fairstats.ContingencyTable.from_frame`; a bad ``confidence_level``.
 
     Notes
     -----

@@ -555,7 +555,7 @@ def cramers_v_equivalence(
     Parameters
     ----------
     observed : array_like or pandas.DataFrame, shape (r, c)
-        Contingency table (e.g. groups × confusion cells, :func:`fairstats.confusion.confusion_table`).
+        Contingency table (e.g. groups × confusion cells, :meth:`fairstats.ContingencyTable.from_frame`).
     margin : float, default 0.1
         Margin of V, in (0, 1).
     alpha, power

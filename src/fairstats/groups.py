@@ -51,7 +51,7 @@ def group_labels(data: pd.DataFrame, group: str | Sequence[str]) -> pd.Series:
     """Group label of each row: the column's value as text, or the listed columns' values joined by ``" - "``
     (:func:`intersection_label`, unambiguous).
 
-    The labels are those of :func:`fairstats.confusion.confusion_table` (``"Female - African-American"`` for
+    The labels are those of :meth:`fairstats.ContingencyTable.from_frame` (``"Female - African-American"`` for
     ``group=["sex", "race"]``), so that tables from both modules line up.
 
     Parameters

@@ -75,8 +75,9 @@ class ImpactRatiosResult(Result):
     ----------
     table : pandas.DataFrame
         Columns ``grouping`` (the columns joined by ``" x "``), ``category`` (its label; intersections as
-        :func:`fairstats.confusion_table` labels them), ``role`` (``reference``, ``compared``, ``excluded``
-        (``min_share``), ``unknown`` or ``empty`` (n = 0)), ``n``, ``share`` (n over all people of the data),
+        :meth:`fairstats.ContingencyTable.from_frame` labels them), ``role`` (``reference``, ``compared``,
+        ``excluded`` (``min_share``), ``unknown`` or ``empty`` (n = 0)), ``n``, ``share`` (n over all people
+        of the data),
         ``selected`` (people selected, or scoring above the median), ``selection_rate`` (the selection or
         scoring rate, see ``rate``), ``ties_at_median`` (people whose score equals the median; scoring rate
         only), ``reference`` and ``reference_rate`` (the comparison category), ``impact_ratio``,
@@ -411,7 +412,7 @@ def impact_ratios(
         :class:`fairstats.Counts` over the group columns and ``selected`` is used as it is).
     group : str, list of str, or list of groupings, keyword-only
         ``"sex"``: the categories of one column; ``["sex", "race"]``: the categories of their intersection
-        (labelled as :func:`fairstats.confusion_table`); a list holding lists or tuples, e.g.
+        (labelled as :meth:`fairstats.ContingencyTable.from_frame`); a list holding lists or tuples, e.g.
         ``["sex", "race", ("sex", "race")]``: each grouping in one call (LL144's sex, race/ethnicity and
         intersectional categories), all in one multiplicity family.
     selected : str, keyword-only

@@ -5,7 +5,8 @@ A graded decision (COMPAS: Low / Medium / High risk) with :math:`k \ge 2` levels
 equal confusion test is a test of independence between group and cell and works for any number of cells:
 
 * :func:`decision_table` counts the groups × cells table in the declared level order, for
-  :func:`fairstats.equal_confusion_test_table` (chi-squared, Cramér's V, adjusted residuals);
+  :func:`fairstats.equal_confusion_test` of ``ContingencyTable.from_observed(table)`` (chi-squared,
+  Cramér's V, adjusted residuals);
 * :func:`level_rate_tests` compares, level by level, the share of each decision level in each group with the
   reference group's (overall, and among the people of each outcome level, the multi-level analogue of the
   false and true positive rates), with a score test, its interval, an equivalence test, Holm's adjustment and
@@ -98,7 +99,7 @@ def decision_table(
     data : pandas.DataFrame, Counts or another engine's frame
         One row per person (a :class:`fairstats.Counts` or a polars/DuckDB/... frame is counted first).
     group : str or list of str
-        Sensitive attribute column(s), as :func:`fairstats.confusion_table`.
+        Sensitive attribute column(s), as :meth:`fairstats.ContingencyTable.from_frame`.
     y_true, y_pred : str
         Columns of the outcome and the decision.
     decision_levels : list
@@ -109,11 +110,12 @@ def decision_table(
     Returns
     -------
     pandas.DataFrame
-        Integer counts, index ``group`` (sorted, as :func:`fairstats.confusion_table`), one column
+        Integer counts, index ``group`` (sorted, as :meth:`fairstats.ContingencyTable.from_frame`), one column
         ``"pred=<d>, true=<o>"`` per cell, decision level first, both in the declared order. Groups and cells
-        without any case are left out, as in :func:`fairstats.confusion_table`; ``attrs`` holds ``notes``,
-        ``cells`` (cell, y_pred, y_true), ``group_columns``, ``decision_levels`` and ``outcome_levels``, so
-        that :func:`fairstats.equal_confusion_test_table` and :func:`level_rate_tests` take it as it is.
+        without any case are left out, as in :meth:`fairstats.ContingencyTable.from_frame`; ``attrs`` holds
+        ``notes``, ``cells`` (cell, y_pred, y_true), ``group_columns``, ``decision_levels`` and
+        ``outcome_levels``, so that :meth:`fairstats.ContingencyTable.from_observed` and
+        :func:`level_rate_tests` take it as it is.
 
     Raises
     ------

@@ -188,12 +188,13 @@ class SubgroupSearchResult(Result):
         """Paper A's post hoc residual analysis inside the ``top`` distinct subgroups of :attr:`table`.
 
         For each subgroup the 2 x 4 table (subgroup, rest) x (TP, FN, FP, TN) and its adjusted standardized
-        residuals (:func:`fairstats.equal_confusion_test_table`): which confusion cell makes the subgroup
-        stand out. Columns ``subgroup, side, cell, observed, expected, residual, flag_strict,
+        residuals (:func:`fairstats.equal_confusion_test` of the table): which confusion cell makes the
+        subgroup stand out. Columns ``subgroup, side, cell, observed, expected, residual, flag_strict,
         flag_bonferroni``. A subgroup whose table has an empty cell or side is left out, with a named
         :class:`~fairstats.UndefinedTestWarning`.
         """
-        from fairstats.confusion import equal_confusion_test_table
+        from fairstats._contingency import ContingencyTable
+        from fairstats.confusion import equal_confusion_test
 
         if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 0:
             raise ValueError(f"`top` must be a non-negative integer, got {top!r}")
@@ -210,7 +211,7 @@ class SubgroupSearchResult(Result):
                 columns=pd.Index([c.upper() for c in order], name="cell"),
             )  # fmt: skip
             try:
-                res = equal_confusion_test_table(observed, permutation="never")
+                res = equal_confusion_test(ContingencyTable.from_observed(observed), permutation="never")
             except ValueError as err:
                 warnings.warn(
                     f"subgroup {name!r}: residuals not computed ({err})", UndefinedTestWarning, stacklevel=2

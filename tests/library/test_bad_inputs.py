@@ -83,13 +83,13 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
     ("confusion: one group", lambda c: _ect(OK.assign(g="a")), ValueError, r"single group 'a'"),
     (
         "confusion: misspelt column",
-        lambda c: confusion.confusion_table(OK, group="gg", y_true="y", y_pred="p"),
+        lambda c: fairstats.ContingencyTable.from_frame(OK, group="gg", y_true="y", y_pred="p").frame(),
         ValueError,
         r"missing column\(s\) 'gg' \(did you mean 'g'\?\)",
     ),
     (
         "confusion: group not a name",
-        lambda c: confusion.confusion_table(OK, group=3, y_true="y", y_pred="p"),
+        lambda c: fairstats.ContingencyTable.from_frame(OK, group=3, y_true="y", y_pred="p").frame(),
         TypeError,
         r"`group` must be a column name",
     ),

@@ -8,9 +8,9 @@ import pytest
 from people import MEDIUM, SMALL, people
 from scipy import stats
 
-from fairstats import _resampling, bootstrap
+from fairstats import ContingencyTable, _resampling, bootstrap
 from fairstats.bootstrap import bootstrap_cramers_v, bootstrap_disparity
-from fairstats.confusion import confusion_parity_error, confusion_table
+from fairstats.confusion import confusion_parity_error
 from fairstats.groups import group_labels
 from fairstats.metrics import group_metrics
 
@@ -182,7 +182,7 @@ def test_undefined_bca_is_undefined_not_percentile():
 def test_intersectional_labels_match_confusion_table():
     frame = MEDIUM.assign(h=np.where(np.arange(len(MEDIUM)) % 3 == 0, "x", "y"))
     labels = group_labels(frame, ["g", "h"])
-    table = confusion_table(frame, group=["g", "h"], y_true="y", y_pred="p")
+    table = ContingencyTable.from_frame(frame, group=["g", "h"], y_true="y", y_pred="p").frame()
     assert sorted(labels.unique()) == sorted(table.index)
     res = bootstrap_disparity(
         frame,
@@ -239,7 +239,7 @@ def test_cramers_v_interval_seeded_and_equal_to_scipy():
         confusion_parity_error(frame, group="g", y_true="y", y_pred="p"), rel=1e-12
     )
     assert res.ci_low < res.statistic < res.ci_high and res.ci_method == "BCa"
-    observed = confusion_table(frame, group="g", y_true="y", y_pred="p").to_numpy()
+    observed = ContingencyTable.from_frame(frame, group="g", y_true="y", y_pred="p").frame().to_numpy()
     samples = [np.repeat(np.arange(observed.shape[1]), row) for row in observed]
 
     def statistic(*resampled, axis=-1):

@@ -12,16 +12,15 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import Table
 
+from fairstats import ContingencyTable
 from fairstats.confusion import (
     EqualConfusionResult,
     SmallExpectedCountWarning,
     adjusted_residuals,
     confusion_parity_error,
     confusion_ratios,
-    confusion_table,
     effect_size_thresholds,
     equal_confusion_test,
-    equal_confusion_test_table,
 )
 
 COLS = dict(y_true="y", y_pred="p")
@@ -41,7 +40,7 @@ BIG = _frame({"a": (40, 20, 30, 110), "b": (25, 30, 20, 125), "c": (60, 10, 45, 
 
 
 def test_binary_table_has_paper_cells_in_printed_order():
-    table = confusion_table(BIG, group="g", **COLS)
+    table = ContingencyTable.from_frame(BIG, group="g", **COLS).frame()
     assert list(table.columns) == ["TP", "FN", "FP", "TN"]
     assert table.columns.name == "cell" and table.index.name == "group"
     assert list(table.index) == ["a", "b", "c"]
@@ -52,7 +51,11 @@ def test_binary_table_has_paper_cells_in_printed_order():
 
 def test_boolean_labels_are_binary():
     frame = BIG.assign(y=BIG["y"].astype(bool), p=BIG["p"].astype(bool))
-    assert confusion_table(frame, group="g", **COLS).equals(confusion_table(BIG, group="g", **COLS))
+    assert (
+        ContingencyTable.from_frame(frame, group="g", **COLS)
+        .frame()
+        .equals(ContingencyTable.from_frame(BIG, group="g", **COLS).frame())
+    )
 
 
 def test_statistic_and_residuals_agree_across_scipy_statsmodels_and_formula():
@@ -76,7 +79,7 @@ def test_statistic_and_residuals_agree_across_scipy_statsmodels_and_formula():
 def test_residuals_of_a_table_with_zeros_are_not_shifted():
     frame = _frame({"a": (0, 12, 8, 30), "b": (9, 7, 0, 25)})
     got = adjusted_residuals(frame, group="g", **COLS).to_numpy()
-    o = confusion_table(frame, group="g", **COLS).to_numpy().astype(float)
+    o = ContingencyTable.from_frame(frame, group="g", **COLS).frame().to_numpy().astype(float)
     n = o.sum()
     e = np.outer(o.sum(1), o.sum(0)) / n
     hand = (o - e) / np.sqrt(e * (1 - o.sum(1, keepdims=True) / n) * (1 - o.sum(0, keepdims=True) / n))
@@ -113,7 +116,7 @@ def test_multiclass_cells_are_sorted_pairs_and_empty_cells_drop_with_note():
             "p": ["lo", "mid", "hi", "mid", "mid", "lo", "lo", "mid"],
         }
     )
-    table = confusion_table(frame, group="g", **COLS)
+    table = ContingencyTable.from_frame(frame, group="g", **COLS).frame()
     expected_cells = ["pred=hi, true=hi", "pred=lo, true=hi", "pred=lo, true=lo", "pred=mid, true=lo",
                       "pred=mid, true=mid"]  # fmt: skip
     assert list(table.columns) == expected_cells
@@ -129,14 +132,14 @@ def test_intersection_labels_follow_listed_order_and_empty_groups_drop_with_note
     assert list(res.observed.index) == ["F - a", "F - b", "M - a", "M - b", "M - c"]
     assert res.notes == ("group 'F - c' has no cases and is left out",)
     assert res.df == (5 - 1) * (4 - 1)
-    swapped = confusion_table(frame, group=["g", "s"], **COLS)
+    swapped = ContingencyTable.from_frame(frame, group=["g", "s"], **COLS).frame()
     assert list(swapped.index) == ["a - F", "a - M", "b - F", "b - M", "c - M"]
     assert res.group_columns == ("s", "g")
 
 
 def test_unused_categories_drop_with_note():
     frame = BIG.assign(g=pd.Categorical(BIG["g"], categories=["a", "b", "c", "d"]))
-    table = confusion_table(frame, group="g", **COLS)
+    table = ContingencyTable.from_frame(frame, group="g", **COLS).frame()
     assert list(table.index) == ["a", "b", "c"]
     assert table.attrs["notes"] == ["group 'd' has no cases and is left out"]
 
@@ -241,7 +244,10 @@ def test_test_on_a_table_equals_the_dataframe_test(multiclass):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallExpectedCountWarning)
         theirs = equal_confusion_test(frame, group=group, **COLS, **options)
-        ours = equal_confusion_test_table(confusion_table(frame, group=group, **COLS), **options)
+        ours = equal_confusion_test(
+            ContingencyTable.from_observed(ContingencyTable.from_frame(frame, group=group, **COLS).frame()),
+            **options,
+        )
     assert ours.to_record() == theirs.to_record()  # the permutation p-value included
     assert ours.n_resamples == 999 and not math.isnan(ours.pvalue_permutation)
     for name in ("observed", "expected", "residuals", "flag_strict", "flag_bonferroni", "cells"):
@@ -275,7 +281,7 @@ def test_missing_column_is_named():
     with pytest.raises(ValueError, match=r"missing column\(s\) 'gg'"):
         equal_confusion_test(BIG, group="gg", **COLS)
     with pytest.raises(ValueError, match=r"missing column\(s\) 'truth'"):
-        confusion_table(BIG, group="g", y_true="truth", y_pred="p")
+        ContingencyTable.from_frame(BIG, group="g", y_true="truth", y_pred="p").frame()
 
 
 def test_nan_is_refused_naming_column():
@@ -314,26 +320,26 @@ def test_bad_options_are_refused():
     with pytest.raises(TypeError, match="`data` must be a data frame .* or Counts, got ndarray"):
         equal_confusion_test(BIG.to_numpy(), group="g", **COLS)
     with pytest.raises(TypeError, match="`group`"):
-        confusion_table(BIG, group=[], **COLS)
+        ContingencyTable.from_frame(BIG, group=[], **COLS).frame()
     with pytest.raises(ValueError, match="`group` column 'y'"):
-        confusion_table(BIG, group=["g", "y"], **COLS)
+        ContingencyTable.from_frame(BIG, group=["g", "y"], **COLS).frame()
 
 
 def test_table_validation_names_the_problem():
     table = pd.DataFrame([[5, 3], [2, 7]], index=["a", "b"], columns=["TP", "FN"])
     with pytest.raises(ValueError, match=r"negative count -1 at group 'b', cell 'FN'"):
-        equal_confusion_test_table(table.replace(7, -1))
+        equal_confusion_test(ContingencyTable.from_observed(table.replace(7, -1)))
     with pytest.raises(ValueError, match="cell 'FN' has no cases"):
-        equal_confusion_test_table(table.assign(FN=0))
+        equal_confusion_test(ContingencyTable.from_observed(table.assign(FN=0)))
     with pytest.raises(ValueError, match="at least two groups and two cells"):
-        equal_confusion_test_table(table.iloc[:1])
+        equal_confusion_test(ContingencyTable.from_observed(table.iloc[:1]))
     with pytest.raises(TypeError, match="integer counts"):
-        equal_confusion_test_table(table.astype(float))
+        equal_confusion_test(ContingencyTable.from_observed(table.astype(float)))
     with pytest.raises(ValueError, match="`alpha` must be a number strictly between 0 and 1"):
-        equal_confusion_test_table(table, alpha=1.5)
+        equal_confusion_test(ContingencyTable.from_observed(table), alpha=1.5)
     with pytest.raises(ValueError, match="`permutation` must be"):
-        equal_confusion_test_table(table, permutation="sometimes")
+        equal_confusion_test(ContingencyTable.from_observed(table), permutation="sometimes")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallExpectedCountWarning)
-        result = equal_confusion_test_table(table, permutation="never")
+        result = equal_confusion_test(ContingencyTable.from_observed(table), permutation="never")
     assert result.n == 17 and list(result.cells["y_pred"].isna()) == [True, True]

@@ -26,7 +26,6 @@ EXCEPTIONS = {
     "naming --favorable when they are text (the audit also reads labels such as 'yes'/'no')",
     ("impact_ratios", "reference"): "LL144's comparison category ('max': the most selected), not the audit's "
     "reference group; the rule names it so (issue 25)",
-    ("confusion_table_from_codes", "group"): "a display name for integer codes, not a column to look up",
     ("recalibration_tests", "n_resamples"): "the ICI bootstrap refits a spline GLM per resample, group: 999",
     ("score_tests", "n_resamples"): "passed to recalibration_tests (the ICI's bootstrap): 999",
     ("roc_curves", "n_resamples"): "pointwise bands of a figure: 199",

@@ -10,10 +10,11 @@ from scipy import stats
 from statsmodels.stats import proportion as smp
 
 from fairstats import (
+    ContingencyTable,
     Counts,
     UndefinedTestWarning,
     decision_table,
-    equal_confusion_test_table,
+    equal_confusion_test,
     level_rate_tests,
 )
 
@@ -42,7 +43,7 @@ def test_table_is_in_declared_order_and_counts_every_person():
 def test_done_when_chi2_equals_scipy_for_three_levels():
     df = _people()
     t = decision_table(df, group="g", y_true="y", y_pred="d", decision_levels=LEVELS)
-    res = equal_confusion_test_table(t, permutation="never")
+    res = equal_confusion_test(ContingencyTable.from_observed(t), permutation="never")
     ref = stats.chi2_contingency(pd.crosstab(df["g"], [df["y"], df["d"]]).to_numpy(), correction=False)
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
     assert res.df == ref.dof == 2 * 5

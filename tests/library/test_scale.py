@@ -1,4 +1,4 @@
-"""Equal confusion test at scale: the code and streaming paths equal the DataFrame path on small data."""
+"""The equal confusion test at scale: ContingencyTable.from_codes and .from_parquet equal the frame path."""
 
 from __future__ import annotations
 
@@ -8,19 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from fairstats.confusion import (
-    BINARY_CELLS,
-    SmallExpectedCountWarning,
-    confusion_table,
-    equal_confusion_test,
-    equal_confusion_test_table,
-)
-from fairstats.scale import (
-    binary_cell_codes,
-    confusion_table_from_codes,
-    confusion_table_parquet,
-    equal_confusion_test_parquet,
-)
+from fairstats import ContingencyTable
+from fairstats.confusion import BINARY_CELLS, SmallExpectedCountWarning, equal_confusion_test
 
 COLS = dict(y_true="y", y_pred="p")
 
@@ -42,7 +31,7 @@ DATA = _people()
 
 def _codes(frame: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
     group_codes, groups = pd.factorize(frame["g"], sort=True)
-    cells = binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
+    cells = ContingencyTable.binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
     return group_codes.astype(np.int8), list(groups), cells
 
 
@@ -65,17 +54,17 @@ def _assert_same_result(ours, theirs) -> None:
 
 
 def test_binary_cell_codes_follow_the_paper_order():
-    codes = binary_cell_codes(np.array([1, 1, 0, 0]), y_pred=np.array([1, 0, 1, 0]))
+    codes = ContingencyTable.binary_cell_codes(np.array([1, 1, 0, 0]), y_pred=np.array([1, 0, 1, 0]))
     assert codes.dtype == np.int8
     assert [BINARY_CELLS[c][0] for c in codes] == ["TP", "FN", "FP", "TN"]
-    assert binary_cell_codes([True, False], y_pred=[False, False]).tolist() == [1, 3]
+    assert ContingencyTable.binary_cell_codes([True, False], y_pred=[False, False]).tolist() == [1, 3]
 
 
 @pytest.mark.parametrize("chunk_size", [1, 10, 1 << 16])
 def test_table_from_codes_equals_the_dataframe_table(chunk_size):
     group_codes, groups, cells = _codes(DATA)
-    ours = confusion_table_from_codes(group_codes, cells, groups=groups, chunk_size=chunk_size)
-    _assert_same_table(ours, confusion_table(DATA, group="g", **COLS))
+    ours = ContingencyTable.from_codes(group_codes, cells, groups=groups, chunk_size=chunk_size).frame()
+    _assert_same_table(ours, ContingencyTable.from_frame(DATA, group="g", **COLS).frame())
     assert int(ours.to_numpy().sum()) == len(DATA)
 
 
@@ -83,9 +72,9 @@ def test_table_from_codes_drops_empty_groups_and_cells_like_the_dataframe_path()
     frame = DATA[(DATA["g"] != "b") & ~((DATA["y"] == 1) & (DATA["p"] == 0))]
     categorical = frame.assign(g=pd.Categorical(frame["g"], categories=["a", "b", "c"]))
     group_codes = categorical["g"].cat.codes.to_numpy()
-    cells = binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
-    ours = confusion_table_from_codes(group_codes, cells, groups=["a", "b", "c"], chunk_size=64)
-    theirs = confusion_table(categorical, group="g", **COLS)
+    cells = ContingencyTable.binary_cell_codes(frame["y"].to_numpy(), y_pred=frame["p"].to_numpy())
+    ours = ContingencyTable.from_codes(group_codes, cells, groups=["a", "b", "c"], chunk_size=64).frame()
+    theirs = ContingencyTable.from_frame(categorical, group="g", **COLS).frame()
     _assert_same_table(ours, theirs)
     assert list(ours.index) == ["a", "c"] and list(ours.columns) == ["TP", "FP", "TN"]
     assert len(ours.attrs["notes"]) == 2
@@ -96,7 +85,7 @@ def test_wide_tables_use_a_wider_code_type_and_still_count_exactly():
     q, r, n = 300, 5, 20_000  # q r = 1500 > int8: int16 codes
     group_codes = rng.integers(0, q, n)
     cell_codes = rng.integers(0, r, n).astype(np.uint8)
-    ours = confusion_table_from_codes(group_codes, cell_codes, groups=q, cells=r, chunk_size=999)
+    ours = ContingencyTable.from_codes(group_codes, cell_codes, groups=q, cells=r, chunk_size=999).frame()
     reference = np.zeros((q, r), dtype=np.int64)
     np.add.at(reference, (group_codes, cell_codes), 1)
     keep = reference.sum(axis=1) > 0
@@ -112,15 +101,13 @@ def test_multiclass_cells_from_codes_equal_the_dataframe_table():
     cells = [(f"pred={p}, true={t}", p, t) for p in range(3) for t in range(3)]
     cell_codes = frame["p"].to_numpy() * 3 + frame["y"].to_numpy()
     group_codes = (frame["g"] == "y").to_numpy().astype(np.int64)
-    ours = confusion_table_from_codes(group_codes, cell_codes, groups=["x", "y"], cells=cells)
-    _assert_same_table(ours, confusion_table(frame, group="g", **COLS))
+    ours = ContingencyTable.from_codes(group_codes, cell_codes, groups=["x", "y"], cells=cells).frame()
+    _assert_same_table(ours, ContingencyTable.from_frame(frame, group="g", **COLS).frame())
 
 
 def test_test_on_a_table_equals_the_dataframe_test():
     group_codes, groups, cells = _codes(DATA)
-    ours = equal_confusion_test_table(
-        confusion_table_from_codes(group_codes, cells, groups=groups, group="g")
-    )
+    ours = equal_confusion_test(ContingencyTable.from_codes(group_codes, cells, groups=groups, group="g"))
     theirs = equal_confusion_test(DATA, group="g", **COLS)
     _assert_same_result(ours, theirs)
     assert ours.group_columns == ("g",)
@@ -130,9 +117,9 @@ def test_test_on_a_table_equals_the_dataframe_test():
 def test_permutation_pvalue_from_codes_equals_the_dataframe_path():
     frame = DATA.iloc[:40]
     group_codes, groups, cells = _codes(frame)
-    table = confusion_table_from_codes(group_codes, cells, groups=groups, group="g")
+    table = ContingencyTable.from_codes(group_codes, cells, groups=groups, group="g")
     with pytest.warns(SmallExpectedCountWarning, match="Cochran's rule fails"):
-        ours = equal_confusion_test_table(table, n_resamples=4000, rng=1)
+        ours = equal_confusion_test(table, n_resamples=4000, rng=1)
     with pytest.warns(SmallExpectedCountWarning):
         theirs = equal_confusion_test(frame, group="g", **COLS, n_resamples=4000, rng=1)
     assert ours.n_resamples == theirs.n_resamples == 4000
@@ -148,8 +135,8 @@ def _write(frame: pd.DataFrame, path, *, row_group_size: int) -> None:
 def test_streaming_table_equals_the_in_memory_table(tmp_path, group):
     path = tmp_path / "people.parquet"
     _write(DATA, path, row_group_size=100)
-    ours = confusion_table_parquet(path, group=group, **COLS)
-    _assert_same_table(ours, confusion_table(pd.read_parquet(path), group=group, **COLS))
+    ours = ContingencyTable.from_parquet(path, group=group, **COLS).frame()
+    _assert_same_table(ours, ContingencyTable.from_frame(pd.read_parquet(path), group=group, **COLS).frame())
 
 
 def test_streaming_categorical_and_multiclass_columns(tmp_path):
@@ -164,15 +151,15 @@ def test_streaming_categorical_and_multiclass_columns(tmp_path):
     )
     path = tmp_path / "multi.parquet"
     _write(frame, path, row_group_size=64)
-    ours = confusion_table_parquet(path, group="g", **COLS)
-    _assert_same_table(ours, confusion_table(frame, group="g", **COLS))
+    ours = ContingencyTable.from_parquet(path, group="g", **COLS).frame()
+    _assert_same_table(ours, ContingencyTable.from_frame(frame, group="g", **COLS).frame())
     assert "pred=hi, true=mid" in ours.columns
 
 
 def test_streaming_test_equals_the_in_memory_test(tmp_path):
     path = tmp_path / "people.parquet"
     _write(DATA, path, row_group_size=128)
-    ours = equal_confusion_test_parquet(path, group=["g", "s"], **COLS)
+    ours = equal_confusion_test(ContingencyTable.from_parquet(path, group=["g", "s"], **COLS))
     theirs = equal_confusion_test(DATA, group=["g", "s"], **COLS)
     _assert_same_result(ours, theirs)
 
@@ -183,38 +170,38 @@ def test_streaming_refuses_missing_values_and_columns(tmp_path):
     path = tmp_path / "nan.parquet"
     _write(frame, path, row_group_size=100)
     with pytest.raises(ValueError, match=r"column 'y' has 1 missing value"):
-        confusion_table_parquet(path, group="g", **COLS)
+        ContingencyTable.from_parquet(path, group="g", **COLS)
     with pytest.raises(ValueError, match=r"missing column\(s\) \['race'\]"):
-        confusion_table_parquet(path, group="race", **COLS)
+        ContingencyTable.from_parquet(path, group="race", **COLS)
     with pytest.raises(ValueError, match="no such parquet file or folder"):
-        confusion_table_parquet(tmp_path / "absent.parquet", group="g", **COLS)
+        ContingencyTable.from_parquet(tmp_path / "absent.parquet", group="g", **COLS)
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
     with pytest.raises(ValueError, match="could not read .* as parquet"):
-        confusion_table_parquet(bad, group="g", **COLS)
+        ContingencyTable.from_parquet(bad, group="g", **COLS)
     with pytest.raises(ValueError, match="`group` column 'y' is also"):
-        confusion_table_parquet(path, group=["g", "y"], **COLS)
+        ContingencyTable.from_parquet(path, group=["g", "y"], **COLS)
 
 
 def test_code_validation_names_the_parameter_and_value():
     group_codes, groups, cells = _codes(DATA)
     with pytest.raises(ValueError, match=r"`group_codes` must be codes 0..2 .*found 3 at position 5"):
-        confusion_table_from_codes(np.where(np.arange(len(DATA)) == 5, 3, group_codes), cells, groups=groups)
+        ContingencyTable.from_codes(np.where(np.arange(len(DATA)) == 5, 3, group_codes), cells, groups=groups)
     with pytest.raises(ValueError, match=r"`cell_codes` must be codes 0..3 .*found -1 at position 0"):
-        confusion_table_from_codes(group_codes, np.r_[-1, cells[1:]], groups=groups)
+        ContingencyTable.from_codes(group_codes, np.r_[-1, cells[1:]], groups=groups)
     with pytest.raises(ValueError, match="differ in length"):
-        confusion_table_from_codes(group_codes[:-1], cells, groups=groups)
+        ContingencyTable.from_codes(group_codes[:-1], cells, groups=groups)
     with pytest.raises(TypeError, match="`group_codes` must hold integer codes"):
-        confusion_table_from_codes(group_codes.astype(float), cells, groups=groups)
+        ContingencyTable.from_codes(group_codes.astype(float), cells, groups=groups)
     with pytest.raises(ValueError, match="`group_codes` is empty"):
-        confusion_table_from_codes(group_codes[:0], cells[:0], groups=groups)
+        ContingencyTable.from_codes(group_codes[:0], cells[:0], groups=groups)
     with pytest.raises(ValueError, match="`chunk_size` must be a positive integer"):
-        confusion_table_from_codes(group_codes, cells, groups=groups, chunk_size=0)
+        ContingencyTable.from_codes(group_codes, cells, groups=groups, chunk_size=0)
     with pytest.raises(ValueError, match="`groups` repeats a label"):
-        confusion_table_from_codes(group_codes, cells, groups=["a", "a", "b"])
+        ContingencyTable.from_codes(group_codes, cells, groups=["a", "a", "b"])
     with pytest.raises(ValueError, match="single group 'a'"):
-        confusion_table_from_codes(np.zeros(10, np.int8), cells[:10], groups=["a", "b"])
+        ContingencyTable.from_codes(np.zeros(10, np.int8), cells[:10], groups=["a", "b"])
     with pytest.raises(ValueError, match=r"`y_pred` must be binary \(0/1\), found 2 at position 1"):
-        binary_cell_codes([0, 1], y_pred=[0, 2])
+        ContingencyTable.binary_cell_codes([0, 1], y_pred=[0, 2])
     with pytest.raises(ValueError, match="differ in length"):
-        binary_cell_codes([0, 1], y_pred=[0])
+        ContingencyTable.binary_cell_codes([0, 1], y_pred=[0])

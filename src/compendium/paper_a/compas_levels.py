@@ -1,8 +1,8 @@
 """COMPAS with its three-level decision (issue 17 A): the violent risk level Low / Medium / High against
 two-year violent recidivism, instead of paper A's two levels (Medium and High counted as positive).
 
-Only the library's public API is used (:func:`fairstats.decision_table`,
-:func:`fairstats.equal_confusion_test_table`, :func:`fairstats.level_rate_tests`,
+Only the library's public API is used (:func:`fairstats.decision_table`, :class:`fairstats.ContingencyTable`,
+:func:`fairstats.equal_confusion_test`, :func:`fairstats.level_rate_tests`,
 :func:`fairstats.ordinal_shift_tests`), as any user would; this module arranges the results as tidy tables.
 """
 
@@ -57,7 +57,8 @@ def three_level_tables(
         table = fairstats.decision_table(
             frame, group=list(columns), y_true=y_true, y_pred=decision, decision_levels=list(decision_levels)
         )
-        res = fairstats.equal_confusion_test_table(table, alpha=alpha, n_resamples=n_resamples, rng=seed + i)
+        observed = fairstats.ContingencyTable.from_observed(table)
+        res = fairstats.equal_confusion_test(observed, alpha=alpha, n_resamples=n_resamples, rng=seed + i)
         equal.append(
             {
                 "grouping": name,

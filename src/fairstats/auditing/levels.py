@@ -13,6 +13,7 @@ import warnings
 
 import pandas as pd
 
+from fairstats._contingency import ContingencyTable
 from fairstats._format import pvalue_relation
 from fairstats.auditing.options import AuditOptions
 from fairstats.auditing.prepare import LevelsPrepared
@@ -24,7 +25,7 @@ from fairstats.auditing.tables import (
     task_rng,
     user_warnings,
 )
-from fairstats.confusion import equal_confusion_test_table
+from fairstats.confusion import equal_confusion_test
 from fairstats.levels import decision_table, level_rate_tests, level_verdicts
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.ordinal import ordinal_shift_tests
@@ -101,8 +102,8 @@ def levels_tables(prep: LevelsPrepared, options: AuditOptions) -> Tables:
                 decision_levels=list(prep.decision_levels),
                 outcome_levels=list(prep.outcome_levels),
             )
-            res = equal_confusion_test_table(
-                table,
+            res = equal_confusion_test(
+                ContingencyTable.from_observed(table),
                 alpha=options.alpha,
                 posthoc_alpha=options.alpha,
                 n_resamples=options.n_resamples,

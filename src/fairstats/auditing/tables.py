@@ -161,7 +161,9 @@ class Tables:
 
 
 def _equal_confusion(prep: Prepared, grouping: Grouping, options: AuditOptions) -> GroupingTest:
-    table = ContingencyTable.from_rows(prep.checked, grouping.group, prep.cols["y_true"], prep.cols["y_pred"])
+    table = ContingencyTable.from_frame(
+        prep.checked, group=grouping.group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"]
+    )
     res = equal_confusion_test(
         table,
         group=grouping.group,
@@ -186,8 +188,9 @@ def equal_confusion_rows(
     if table is None:
         # a multi-level audit tests the table in the declared level order; V's interval is taken, as it
         # always was, from the table in sorted cell order (the same numbers to the last bit)
-        columns = (prep.cols["y_true"], prep.cols["y_pred"])
-        table = ContingencyTable.from_rows(prep.checked, grouping.group, *columns)
+        table = ContingencyTable.from_frame(
+            prep.checked, group=grouping.group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"]
+        )
     v = cramers_v_interval(
         table, group=grouping.group, y_true=prep.cols["y_true"], y_pred=prep.cols["y_pred"]
     )

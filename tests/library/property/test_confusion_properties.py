@@ -13,7 +13,8 @@ import pandas as pd
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from fairstats.confusion import SmallExpectedCountWarning, confusion_table, equal_confusion_test
+from fairstats import ContingencyTable
+from fairstats.confusion import SmallExpectedCountWarning, equal_confusion_test
 
 GROUPS = ["a", "b", "c", "d"]
 
@@ -111,4 +112,8 @@ def test_confusion_table_order_is_sorted_whatever_the_row_order():
     frame = pd.DataFrame(
         {"g": ["c", "a", "b", "a", "c", "b"], "y": [1, 0, 1, 1, 0, 0], "p": [0, 0, 1, 1, 1, 0]}
     )
-    assert list(confusion_table(frame, group="g", y_true="y", y_pred="p").index) == ["a", "b", "c"]
+    assert list(ContingencyTable.from_frame(frame, group="g", y_true="y", y_pred="p").frame().index) == [
+        "a",
+        "b",
+        "c",
+    ]
