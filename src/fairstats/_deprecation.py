@@ -6,7 +6,8 @@ it; ``REMOVED`` names what is gone for good, with the reason and the new home. :
 module's ``__getattr__`` returns (``def __getattr__(name): return attribute(__name__, name)``): the renamed
 object with its warning, or an ``AttributeError`` that says what became of the name. :func:`renamed_keywords`
 does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them). ``SUPERSEDED`` names functions
-that a call of another replaces: :func:`superseded` makes each warn when called, naming that call.
+that a call of another replaces: :func:`superseded` makes each warn when called, naming that call;
+:func:`arrays_replaced` keeps a function's old call with arrays (``ARRAY_CALLS`` lists them).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import warnings
 from collections.abc import Callable
 
 __all__ = [
+    "ARRAY_CALLS",
     "REMOVED",
     "RENAMED",
     "RENAMED_KEYWORDS",
     "SUPERSEDED",
+    "arrays_replaced",
     "attribute",
     "missing",
     "renamed_keywords",
@@ -187,3 +190,35 @@ def superseded(func: Callable) -> Callable:
         return func(*args, **kwargs)
 
     return wrapper
+
+
+#: function -> its call with a frame and column names, which replaced its call with arrays (issue 38, item 1)
+ARRAY_CALLS: dict[str, str] = {}
+
+
+def arrays_replaced(old: Callable, *, arrays: tuple[str, ...], use: str) -> Callable:
+    """Decorator: the function now takes ``data`` and column names; its old call with arrays still works
+    until ``REMOVAL`` (``old``, the array function, answers it), with a :class:`DeprecationWarning` naming
+    ``use``. A call is the old one when it passes two or more positional arguments, no ``data`` at all, or
+    one of ``arrays`` (parameters that were always arrays and are now column names) as something other
+    than a name: a column name is a string, an array never is, so no call means both."""
+
+    def decorate(func: Callable) -> Callable:
+        where = f"fairstats.{func.__name__}"
+        ARRAY_CALLS[where] = use
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            not_names = [name for name in arrays if name in kwargs and not isinstance(kwargs[name], str)]
+            if len(args) > 1 or (not args and "data" not in kwargs) or not_names:
+                warnings.warn(
+                    f"{where} with arrays is deprecated since fairstats 0.3 and goes in {REMOVAL}: use {use}",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                return old(*args, **kwargs)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate

@@ -19,9 +19,11 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairstats._deprecation import attribute
+from fairstats._deprecation import arrays_replaced, attribute
 from fairstats._result import Result
+from fairstats._validation import as_list, require_columns, require_frame
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
+from fairstats.groups import group_labels
 
 __all__ = ["CalibrationIndependenceResult", "SmallExpectedCountWarning", "calibration_independence_test"]
 
@@ -173,7 +175,7 @@ def _pvalue(statistic: float, df: int) -> float:
 # --------------------------------------------------------------------------------------------------------
 
 
-def calibration_independence_test(
+def _calibration_independence_arrays(
     y_true: object,
     y_score: object,
     group: object,
@@ -183,67 +185,10 @@ def calibration_independence_test(
     n_bins: int = 10,
     favorable: int = 1,
     min_expected: float = 5.0,
+    stacklevel: int = 3,
 ) -> CalibrationIndependenceResult:
-    """Per-bin χ² tests of independence of group and outcome, summed over the score bins.
-
-    Tests the null hypothesis of calibration by group, P(y = fav | bin, protected) = P(y = fav | bin,
-    unprotected) in every score bin, with standard large-sample tests on the 2×2 tables (group × outcome)
-    of the bins.
-
-    Parameters
-    ----------
-    y_true : array-like of {0, 1}
-        Observed outcome.
-    y_score : array-like of float in [0, 1]
-        Score, binned into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``, the last one closed.
-    group : array-like
-        Group label per person; rows of other groups than the two named are ignored.
-    protected, unprotected : object
-        Labels of the two groups compared.
-    n_bins : int
-        Number of equal-width score bins.
-    favorable : {0, 1}, default 1
-        Outcome counted.
-    min_expected : float
-        A bin is used only if every expected count of its 2×2 table is at least this (Cochran's rule: 5).
-
-    Returns
-    -------
-    CalibrationIndependenceResult
-        Summed χ² (df = bins used), its p-value, the CMH statistic and p-value, and ``table`` with one row
-        per bin: ``bin, score_lower, score_upper, n_protected, k_protected, n_unprotected, k_unprotected,
-        rate_protected, rate_unprotected, min_expected, statistic, pvalue, used``.
-
-    Raises
-    ------
-    ValueError, TypeError
-        Unequal lengths, non-binary ``y_true``, score outside [0, 1] (``TypeError``: not numeric), a named
-        group absent, bad ``n_bins`` or ``favorable``, ``min_expected`` negative.
-
-    Warns
-    -----
-    SmallExpectedCountWarning
-        Some bins are left out because of small expected counts.
-
-    Notes
-    -----
-    Bin b's table has rows (protected, unprotected) and columns (counted outcome, other). Its Pearson
-    statistic (``scipy.stats.chi2_contingency(correction=False)``) is asymptotically χ²(1) under H0, and the
-    bins are independent given the bin sizes, so
-
-    .. math::
-
-        X^2 = \\sum_{b \\in \\text{used}} X_b^2 \\sim \\chi^2_{|\\text{used}|}.
-
-    The CMH test (``statsmodels.stats.contingency_tables.StratifiedTable``) is the one-df alternative for a
-    disparity of constant direction. Scores are out-of-fold predictions of models fitted on overlapping
-    training sets, which this test, like the paper's, ignores.
-
-    References
-    ----------
-    A. Agresti, Categorical Data Analysis, 3rd ed., Wiley 2013, §3.2 (Pearson χ²), §6.4 (CMH).
-    Paper B, section II-J (the hypothesis tested).
-    """
+    """:func:`calibration_independence_test` of arrays, one value per person (its call before 0.3); its
+    warning points ``stacklevel`` frames up (the user's line, past the deprecation wrapper)."""
     if not isinstance(min_expected, numbers.Real) or not min_expected >= 0:
         raise ValueError(f"`min_expected` must be a number >= 0, got {min_expected!r}")
     counted, bins, is_p, n_bins = _calibration_iv(
@@ -290,7 +235,7 @@ def calibration_independence_test(
             f"{int((~used).sum())} of {n_bins} bins left out (an expected count < {min_expected} or an empty "
             f"margin): bins {np.flatnonzero(~used).tolist()}",
             SmallExpectedCountWarning,
-            stacklevel=2,
+            stacklevel=stacklevel,
         )
     n_used = int(used.sum())
     statistic = float(stat[used].sum())
@@ -313,4 +258,105 @@ def calibration_independence_test(
         unprotected=unprotected,
         favorable=int(favorable),
         table=table,
+    )
+
+
+@arrays_replaced(
+    _calibration_independence_arrays,
+    arrays=("y_true", "y_score"),
+    use="calibration_independence_test(data, group=, y_true=, y_score=, protected=, unprotected=)",
+)
+def calibration_independence_test(
+    data: pd.DataFrame,
+    *,
+    group: str | list[str],
+    y_true: str,
+    y_score: str,
+    protected: object,
+    unprotected: object,
+    n_bins: int = 10,
+    favorable: int = 1,
+    min_expected: float = 5.0,
+) -> CalibrationIndependenceResult:
+    """Per-bin χ² tests of independence of group and outcome, summed over the score bins.
+
+    Tests the null hypothesis of calibration by group, P(y = fav | bin, protected) = P(y = fav | bin,
+    unprotected) in every score bin, with standard large-sample tests on the 2×2 tables (group × outcome)
+    of the bins.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        One row per person.
+    group : str or list of str
+        Sensitive attribute column(s); rows of other groups than the two named are ignored. With a list the
+        labels are the intersections' (``"Female - African-American"``, as
+        :meth:`fairstats.ContingencyTable.from_frame` labels them).
+    y_true : str
+        Column of the observed outcome, 0/1.
+    y_score : str
+        Column of the score in [0, 1], binned into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``,
+        the last one closed.
+    protected, unprotected : object
+        Labels of the two groups compared (values of ``group``).
+    n_bins : int
+        Number of equal-width score bins.
+    favorable : {0, 1}, default 1
+        Outcome counted.
+    min_expected : float
+        A bin is used only if every expected count of its 2×2 table is at least this (Cochran's rule: 5).
+
+    Returns
+    -------
+    CalibrationIndependenceResult
+        Summed χ² (df = bins used), its p-value, the CMH statistic and p-value, and ``table`` with one row
+        per bin: ``bin, score_lower, score_upper, n_protected, k_protected, n_unprotected, k_unprotected,
+        rate_protected, rate_unprotected, min_expected, statistic, pvalue, used``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``data`` not a frame or empty, a missing column, non-binary ``y_true``, score outside [0, 1]
+        (``TypeError``: not numeric), a named group absent, bad ``n_bins`` or ``favorable``,
+        ``min_expected`` negative. Until 0.4 the call of arrays ``(y_true, y_score, group, ...)`` still works,
+        with a ``DeprecationWarning``.
+
+    Warns
+    -----
+    SmallExpectedCountWarning
+        Some bins are left out because of small expected counts.
+
+    Notes
+    -----
+    Bin b's table has rows (protected, unprotected) and columns (counted outcome, other). Its Pearson
+    statistic (``scipy.stats.chi2_contingency(correction=False)``) is asymptotically χ²(1) under H0, and the
+    bins are independent given the bin sizes, so
+
+    .. math::
+
+        X^2 = \\sum_{b \\in \\text{used}} X_b^2 \\sim \\chi^2_{|\\text{used}|}.
+
+    The CMH test (``statsmodels.stats.contingency_tables.StratifiedTable``) is the one-df alternative for a
+    disparity of constant direction. Scores are out-of-fold predictions of models fitted on overlapping
+    training sets, which this test, like the paper's, ignores.
+
+    References
+    ----------
+    A. Agresti, Categorical Data Analysis, 3rd ed., Wiley 2013, §3.2 (Pearson χ²), §6.4 (CMH).
+    Paper B, section II-J (the hypothesis tested).
+    """
+    frame = require_frame(data)
+    columns = as_list(group, name="group")
+    require_columns(frame, [*columns, y_true, y_score], where="`data`")
+    labels = frame[columns[0]] if len(columns) == 1 else group_labels(frame, columns)
+    return _calibration_independence_arrays(
+        frame[y_true].to_numpy(),
+        frame[y_score].to_numpy(),
+        labels.to_numpy(),
+        protected=protected,
+        unprotected=unprotected,
+        n_bins=n_bins,
+        favorable=favorable,
+        min_expected=min_expected,
+        stacklevel=4,  # the user's line, past the wrapper and this function
     )

@@ -62,7 +62,9 @@ def _gm(data, **kw):
 
 def _cal(y_true=Y, y_score=SCORE, group=GROUP, **kw):
     kw = {"protected": "BLACK", "unprotected": "WHITE", **kw}
-    return calibration.calibration_independence_test(y_true, y_score, group, **kw)
+    data = pd.DataFrame({"group": group, "y_true": y_true, "y_score": y_score})
+    columns = {"group": "group", "y_true": "y_true", "y_score": "y_score"}
+    return calibration.calibration_independence_test(data, **columns, **kw)
 
 
 LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
@@ -255,10 +257,13 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
         r"`y_score` must lie in \[0, 1\]",
     ),
     (
-        "calibration: mismatched lengths",
-        lambda c: _cal(y_true=Y[:10]),
+        "calibration: missing column",
+        lambda c: calibration.calibration_independence_test(
+            pd.DataFrame({"g": GROUP, "y": Y, "s": SCORE}), group="g", y_true="y", y_score="score",
+            protected="BLACK", unprotected="WHITE",
+        ),  # fmt: skip
         ValueError,
-        r"equal length, got 10, 200",
+        r"`data`: missing column\(s\) 'score'",
     ),
     (
         "calibration: unseen group",

@@ -29,8 +29,7 @@ def two_bins() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["race", "y_score", "y_true"])
 
 
-def _args(df: pd.DataFrame) -> tuple:
-    return df["y_true"], df["y_score"], df["race"]
+COLS = {"group": "race", "y_true": "y_true", "y_score": "y_score"}
 
 
 def test_independence_test_matches_scipy_and_statsmodels():
@@ -39,7 +38,8 @@ def test_independence_test_matches_scipy_and_statsmodels():
     score = rng.random(n)
     g = rng.choice(["BLACK", "WHITE"], n)
     y = (rng.random(n) < score + 0.05 * (g == "BLACK")).astype(int)
-    r = calibration_independence_test(y, score, g, protected="BLACK", unprotected="WHITE", n_bins=5)
+    data = pd.DataFrame({"race": g, "y_true": y, "y_score": score})
+    r = calibration_independence_test(data, **COLS, protected="BLACK", unprotected="WHITE", n_bins=5)
     bins = np.minimum((score * 5).astype(int), 4)  # equal-width bins of width 0.2
     tables, total = [], 0.0
     for j in range(5):
@@ -65,7 +65,7 @@ def test_independence_test_leaves_out_small_bins():
     )
     df = pd.DataFrame(rows, columns=["race", "y_score", "y_true"])
     with pytest.warns(SmallExpectedCountWarning, match="bins \\[1\\]"):
-        r = calibration_independence_test(*_args(df), protected="B", unprotected="W", n_bins=2)
+        r = calibration_independence_test(df, **COLS, protected="B", unprotected="W", n_bins=2)
     assert r.table["used"].tolist() == [True, False]
     assert r.df == 1
     expected = chi2_contingency(np.array([[20, 20], [10, 30]]), correction=False).statistic
@@ -84,7 +84,7 @@ def test_independence_bins_are_correctly_rounded_fractions():
     df = pd.DataFrame(rows, columns=["race", "y_score", "y_true"])
     with pytest.warns(SmallExpectedCountWarning):
         r = calibration_independence_test(
-            *_args(df), protected="B", unprotected="W", n_bins=10, min_expected=1
+            df, **COLS, protected="B", unprotected="W", n_bins=10, min_expected=1
         )
     counts = r.table.set_index("bin")["n_protected"]
     assert (counts[3], counts[2], counts[9]) == (10, 0, 10)
@@ -93,8 +93,8 @@ def test_independence_bins_are_correctly_rounded_fractions():
 def test_other_groups_are_ignored(two_bins):
     extra = pd.DataFrame([("HISPANIC", 0.2, 1)] * 5, columns=two_bins.columns)
     opts = {"protected": "B", "unprotected": "W", "n_bins": 2, "favorable": 0, "min_expected": 1}
-    a = calibration_independence_test(*_args(two_bins), **opts)
-    b = calibration_independence_test(*_args(pd.concat([two_bins, extra])), **opts)
+    a = calibration_independence_test(two_bins, **COLS, **opts)
+    b = calibration_independence_test(pd.concat([two_bins, extra]), **COLS, **opts)
     assert a.statistic == b.statistic and a.cmh_statistic == b.cmh_statistic
 
 
@@ -110,17 +110,47 @@ def test_other_groups_are_ignored(two_bins):
 def test_bad_options(two_bins, kwargs, match):
     opts = {"protected": "B", "unprotected": "W", "n_bins": 2} | kwargs
     with pytest.raises(ValueError, match=match):
-        calibration_independence_test(*_args(two_bins), **opts)
+        calibration_independence_test(two_bins, **COLS, **opts)
 
 
 def test_bad_data(two_bins):
-    y, s, g = _args(two_bins)
-    opts = {"protected": "B", "unprotected": "W"}
+    opts = {**COLS, "protected": "B", "unprotected": "W"}
+    y, s = two_bins["y_true"], two_bins["y_score"]
     with pytest.raises(ValueError, match="`y_true` must be binary 0/1, got 2 at position 0"):
-        calibration_independence_test(y.replace(0, 2), s, g, **opts)
+        calibration_independence_test(two_bins.assign(y_true=y.replace(0, 2)), **opts)
     with pytest.raises(ValueError, match="`y_score` must lie in \\[0, 1\\].*1.2 at position 0"):
-        calibration_independence_test(y, s.where(s.index > 0, 1.2), g, **opts)
-    with pytest.raises(ValueError, match="equal length"):
-        calibration_independence_test(y[:-1], s, g, **opts)
+        calibration_independence_test(two_bins.assign(y_score=s.where(s.index > 0, 1.2)), **opts)
+    with pytest.raises(ValueError, match=r"`data`: missing column\(s\) 'score' \(did you mean 'y_score'\?\)"):
+        calibration_independence_test(two_bins, **{**opts, "y_score": "score"})
     with pytest.raises(TypeError, match="`y_score` must be numeric"):
-        calibration_independence_test(y, s.astype(str), g, **opts)
+        calibration_independence_test(two_bins.assign(y_score=s.astype(str)), **opts)
+    with pytest.raises(TypeError, match="`data` must be a pandas DataFrame"):
+        calibration_independence_test(two_bins.to_dict(), **opts)
+
+
+def test_intersectional_groups_are_named_as_the_contingency_table_names_them(two_bins):
+    data = two_bins.assign(sex="F")
+    opts = {"y_true": "y_true", "y_score": "y_score", "n_bins": 2, "favorable": 0, "min_expected": 1}
+    a = calibration_independence_test(
+        data, group=["race", "sex"], protected="B - F", unprotected="W - F", **opts
+    )
+    b = calibration_independence_test(data, group="race", protected="B", unprotected="W", **opts)
+    assert a.to_record() == {**b.to_record(), "protected": "B - F", "unprotected": "W - F"}
+
+
+def test_the_call_with_arrays_warns_until_0_4_and_answers_the_same(two_bins):
+    opts = {"protected": "B", "unprotected": "W", "n_bins": 2, "favorable": 0, "min_expected": 1}
+    new = calibration_independence_test(two_bins, **COLS, **opts)
+    y, s, g = two_bins["y_true"], two_bins["y_score"], two_bins["race"]
+    said = (r"^fairstats\.calibration_independence_test with arrays is deprecated since fairstats 0\.3 and "
+            r"goes in 0\.4: use calibration_independence_test\(data, group=, y_true=, y_score=")  # fmt: skip
+    for call in (
+        lambda: calibration_independence_test(y, s, g, **opts),
+        lambda: calibration_independence_test(y.to_numpy(), s.to_numpy(), g.to_numpy(), **opts),
+        lambda: calibration_independence_test(y_true=y, y_score=s, group=g, **opts),
+    ):
+        with pytest.warns(DeprecationWarning, match=said) as caught:
+            old = call()
+        assert caught[0].filename == __file__
+        assert old.to_record() == new.to_record()
+        pd.testing.assert_frame_equal(old.table, new.table, check_exact=True)

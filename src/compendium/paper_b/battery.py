@@ -245,7 +245,8 @@ def _calibration(
         kw = dict(protected=str(protected), unprotected=str(unprotected), n_bins=n_bins, favorable=favorable)
         cal = calibration_test(y, s, g, **kw)
         well = well_calibration_test(y, s, g, **kw)
-        ind = calibration_independence_test(y, s, g, **kw)
+        people = pd.DataFrame({"race": g, "y_true": y, "y_score": s})
+        ind = calibration_independence_test(people, group="race", y_true="y_true", y_score="y_score", **kw)
         for res, table, test in ((cal, "XII", "calibration"), (well, "XIII", "well_calibration")):
             row = _empty_row(source)
             row.update(

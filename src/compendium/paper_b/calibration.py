@@ -165,6 +165,15 @@ def score_bins(y_score: object, *, n_bins: int = 10) -> np.ndarray:
     return np.minimum(np.searchsorted(edges, s, side="right") - 1, n_bins - 1)
 
 
+def _people(y_true: object, y_score: object, group: object) -> pd.DataFrame:
+    """The three arrays as the frame the library's test takes (one row per person), lengths checked first."""
+    arrays = [np.asarray(a) for a in (y_true, y_score, group)]
+    if len({a.shape for a in arrays}) > 1:
+        sizes = ", ".join(str(a.size) for a in arrays)
+        raise ValueError(f"`y_true`, `y_score`, `group` must have equal length, got {sizes}")
+    return pd.DataFrame(dict(zip(("y_true", "y_score", "group"), arrays, strict=True)))
+
+
 def _bin_counts(
     y_true: object,
     y_score: object,
@@ -181,8 +190,8 @@ def _bin_counts(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallExpectedCountWarning)  # its bins' use is its own test's business
         res = calibration_independence_test(
-            y_true, y_score, group, protected=protected, unprotected=unprotected, n_bins=n_bins,
-            favorable=favorable, min_expected=0,
+            _people(y_true, y_score, group), group="group", y_true="y_true", y_score="y_score",
+            protected=protected, unprotected=unprotected, n_bins=n_bins, favorable=favorable, min_expected=0,
         )  # fmt: skip
     columns = ("n_protected", "k_protected", "n_unprotected", "k_unprotected")
     alpha, theta, beta, gamma = (res.table[c].to_numpy(dtype=np.int64) for c in columns)

@@ -439,10 +439,18 @@ def _compare_with(prep, test, options, bar, reference, others, labels, y_score, 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
+                    people = pd.DataFrame(
+                        {
+                            "group": labels.to_numpy(),
+                            "y_true": prep.data[prep.cols["y01"]].to_numpy(),
+                            "y_score": prep.data[prep.cols["score"]].to_numpy(),
+                        }
+                    )
                     cal = calibration_independence_test(
-                        prep.data[prep.cols["y01"]].to_numpy(),
-                        prep.data[prep.cols["score"]].to_numpy(),
-                        labels.to_numpy(),
+                        people,
+                        group="group",
+                        y_true="y_true",
+                        y_score="y_score",
                         protected=g,
                         unprotected=reference,
                         n_bins=10,
