@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from fairstats._deprecation import arrays_replaced
 from fairstats._resampling import n_resamples_iv, rng_iv
 from fairstats._result import Result
 from fairstats._score_input import (
@@ -33,7 +34,7 @@ from fairstats._score_input import (
     score_verdicts,
 )
 from fairstats._small import MIN_NORMAL, size_reason
-from fairstats._validation import level_iv
+from fairstats._validation import level_iv, require_columns, require_frame
 from fairstats.equivalence import DEFAULT_MARGIN, z_equivalence
 from fairstats.outcomes import UndefinedTestWarning
 from fairstats.power import DEFAULT_POWER
@@ -80,17 +81,38 @@ def _result(pos, neg, confidence_level) -> AUCResult:
     return AUCResult(auc, var, se, low, high, float(pos.sum()), float(neg.sum()), confidence_level)
 
 
-def auc_delong(
+def _auc_delong_arrays(
     y_true: ArrayLike, y_score: ArrayLike, *, pos_label: object = None, confidence_level: float = 0.95
+) -> AUCResult:
+    """:func:`auc_delong` of two arrays, one value per person (its call before 0.3)."""
+    confidence_level = level_iv(confidence_level, "confidence_level")
+    counted = _one_sample_iv(y_true, y_score, pos_label)
+    return _result(counted[1], counted[2], confidence_level)
+
+
+
+
+@arrays_replaced(
+    _auc_delong_arrays, arrays=("y_true", "y_score"), use="auc_delong(data, y_true=, y_score=)"
+)
+def auc_delong(
+    data: pd.DataFrame,
+    *,
+    y_true: str,
+    y_score: str,
+    pos_label: object = None,
+    confidence_level: float = 0.95,
 ) -> AUCResult:
     r"""AUC of ``y_score`` for the outcome ``y_true == pos_label``, with DeLong's variance.
 
     Parameters
     ----------
-    y_true : array_like, shape (n,)
-        Binary outcome (0/1, or ``pos_label`` and one other value).
-    y_score : array_like of float, shape (n,)
-        Any real-valued score, higher meaning more likely ``pos_label``; ties allowed.
+    data : pandas.DataFrame
+        One row per person (for the AUC of each group, or counts, see :func:`auc_tests`).
+    y_true : str
+        Column of the binary outcome (0/1, or ``pos_label`` and one other value).
+    y_score : str
+        Column of the score: any real value, higher meaning more likely ``pos_label``; ties allowed.
     pos_label : optional
         The outcome value the score predicts (the "cases" of pROC, scikit-learn's ``pos_label``): for a
         risk score of recidivism, the value meaning recidivism, whichever outcome is the favourable one.
@@ -104,7 +126,10 @@ def auc_delong(
     Raises
     ------
     ValueError
-        Different lengths, no people, a missing or non-finite score, an outcome that is not binary.
+        A missing column, no people, a missing or non-finite score, an outcome that is not binary.
+    TypeError
+        ``data`` not a pandas DataFrame. Until 0.4 the call of arrays ``(y_true, y_score)`` still works, with
+        a ``DeprecationWarning``.
 
     Notes
     -----
@@ -134,13 +159,15 @@ def auc_delong(
 
     Examples
     --------
-    >>> r = auc_delong([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.9])
+    >>> df = pd.DataFrame({"y": [0, 0, 1, 1, 0, 1], "s": [0.1, 0.4, 0.35, 0.8, 0.2, 0.9]})
+    >>> r = auc_delong(df, y_true="y", y_score="s")
     >>> round(r.auc, 4)
     0.8889
     """
-    confidence_level = level_iv(confidence_level, "confidence_level")
-    counted = _one_sample_iv(y_true, y_score, pos_label)
-    return _result(counted[1], counted[2], confidence_level)
+    frame = require_frame(data)
+    require_columns(frame, [y_true, y_score], where="`data`")
+    y, score = frame[y_true].to_numpy(), frame[y_score].to_numpy()
+    return _auc_delong_arrays(y, score, pos_label=pos_label, confidence_level=confidence_level)
 
 
 def _one_sample_iv(y_true, y_score, pos_label) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -21,6 +21,11 @@ from fairstats import (
 from fairstats.score_tests import SCORE_TEST_COLUMNS
 
 
+def _auc(y, s):
+    """auc_delong of two arrays, as a frame."""
+    return auc_delong(pd.DataFrame({"y": y, "s": s}), y_true="y", y_score="s")
+
+
 def binormal(rng, n, *, prevalence, shift, scale=1.0, group="a", decimals=None):
     """``n`` people of one group: outcome with ``prevalence``, score N(shift * y, scale) * scale; the AUC is
     Phi(shift / sqrt(2)) whatever the scale and the prevalence."""
@@ -47,7 +52,9 @@ def two_groups(rng, n, *, shift_b=1.0, decimals=2):
 def test_auc_equals_sklearn_with_ties():
     rng = np.random.default_rng(1)
     df = binormal(rng, 500, prevalence=0.4, shift=0.7, decimals=1)
-    assert auc_delong(df["y"], df["s"]).auc == pytest.approx(roc_auc_score(df["y"], df["s"]), abs=1e-14)
+    assert auc_delong(df, y_true="y", y_score="s").auc == pytest.approx(
+        roc_auc_score(df["y"], df["s"]), abs=1e-14
+    )
 
 
 def test_delong_variance_equals_the_placement_formula_written_out():
@@ -58,7 +65,7 @@ def test_delong_variance_equals_the_placement_formula_written_out():
     psi = (x[:, None] > y[None, :]) + 0.5 * (x[:, None] == y[None, :])
     v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
     var = v10.var(ddof=1) / x.size + v01.var(ddof=1) / y.size
-    r = auc_delong(df["y"], df["s"])
+    r = auc_delong(df, y_true="y", y_score="s")
     assert r.auc == pytest.approx(psi.mean(), abs=1e-14)
     assert r.variance == pytest.approx(var, rel=1e-12)
 
@@ -96,9 +103,14 @@ def test_row_order_and_the_mde_of_the_reported_se():
 
 def test_three_groups_holm_and_a_planted_difference():
     rng = np.random.default_rng(6)
-    df = pd.concat([binormal(rng, 800, prevalence=0.4, shift=1.2, group="a"),
-                    binormal(rng, 600, prevalence=0.4, shift=1.2, group="b"),
-                    binormal(rng, 600, prevalence=0.4, shift=0.2, group="c")], ignore_index=True)
+    df = pd.concat(
+        [
+            binormal(rng, 800, prevalence=0.4, shift=1.2, group="a"),
+            binormal(rng, 600, prevalence=0.4, shift=1.2, group="b"),
+            binormal(rng, 600, prevalence=0.4, shift=0.2, group="c"),
+        ],
+        ignore_index=True,
+    )
     t = auc_tests(df, group="g", y_true="y", y_score="s").comparisons.set_index("group")
     assert t.loc["c", "verdict"] == "disparity" and t.loc["c", "estimate"] < -0.2
     assert t.loc["b", "verdict"] != "disparity"
@@ -106,8 +118,13 @@ def test_three_groups_holm_and_a_planted_difference():
 
 
 def test_undefined_when_a_group_has_one_outcome_only():
-    df = pd.DataFrame({"g": ["a"] * 6 + ["b"] * 4, "y": [0, 1] * 3 + [1] * 4,
-                       "s": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.5, 0.4, 0.2, 0.6]})
+    df = pd.DataFrame(
+        {
+            "g": ["a"] * 6 + ["b"] * 4,
+            "y": [0, 1] * 3 + [1] * 4,
+            "s": [0.1, 0.9, 0.2, 0.8, 0.3, 0.7, 0.5, 0.4, 0.2, 0.6],
+        }
+    )
     with pytest.warns(UndefinedTestWarning, match="0 negatives in group 'b', fewer than 20"):
         t = auc_tests(df, group="g", y_true="y", y_score="s").comparisons
     assert np.isnan(t.loc[0, "pvalue"]) and t.loc[0, "verdict"] == "undefined"
@@ -180,14 +197,14 @@ def rejection_rate(rng, n, reps, *, shift_b=1.0, alpha=0.05, full=True):
                 p[i] = auc_tests(df, group="g", y_true="y", y_score="s").comparisons.loc[0, "pvalue"]
             else:
                 ya, sa, yb, sb = two_samples(rng, n, shift_b=shift_b, decimals=3)
-                a, b = auc_delong(ya, sa), auc_delong(yb, sb)
+                a, b = _auc(ya, sa), _auc(yb, sb)
                 p[i] = 2 * stats.norm.sf(abs(b.auc - a.auc) / np.sqrt(a.variance + b.variance))
     return float(np.mean(p < alpha))
 
 
 def test_auc_tests_z_is_the_delong_z():
     df = two_groups(np.random.default_rng(9), 200, shift_b=0.7)
-    a, b = (auc_delong(d["y"], d["s"]) for _, d in df.groupby("g"))
+    a, b = (auc_delong(d, y_true="y", y_score="s") for _, d in df.groupby("g"))
     row = auc_tests(df, group="g", y_true="y", y_score="s", reference="a").comparisons.iloc[0]
     z = (b.auc - a.auc) / np.sqrt(a.variance + b.variance)
     assert row["statistic"] == pytest.approx(z, rel=1e-12)
@@ -251,22 +268,32 @@ def test_roc_curves_integrate_to_the_auc_and_bands_hold_the_curve():
         assert c["tpr"].iloc[-1] == 1 and c["tpr"].is_monotonic_increasing
         d = df[df.g == g]
         # the grid's trapezoids approach the area of the empirical curve, the midrank AUC
-        assert np.trapezoid(c["tpr"], c["fpr"]) == pytest.approx(auc_delong(d["y"], d["s"]).auc, abs=2e-3)
+        assert np.trapezoid(c["tpr"], c["fpr"]) == pytest.approx(
+            auc_delong(d, y_true="y", y_score="s").auc, abs=2e-3
+        )
         assert (c["band_low"] <= c["tpr"] + 1e-12).all() and (c["tpr"] <= c["band_high"] + 1e-12).all()
 
 
 def test_score_tests_one_holm_family_over_all_the_rows():
     rng = np.random.default_rng(11)
     p = rng.uniform(0.05, 0.95, 3000)
-    df = pd.DataFrame({"g": np.repeat(["a", "b", "c"], 1000), "p": p.round(3),
-                       "y": (rng.random(3000) < p).astype(int)})
+    df = pd.DataFrame(
+        {"g": np.repeat(["a", "b", "c"], 1000), "p": p.round(3), "y": (rng.random(3000) < p).astype(int)}
+    )
     df.loc[df.g == "c", "p"] = (df.loc[df.g == "c", "p"] ** 1.5).round(3)
     res = score_tests(df, group="g", y_true="y", y_score="p", n_resamples=0)
     t = res.table
     assert list(t.columns) == list(SCORE_TEST_COLUMNS)
     assert t.groupby("group")["metric"].apply(list).to_dict()["b"] == [
-        "auc", "calibration", "ks_positive", "mann_whitney_positive", "mean_score_positive", "ks_negative",
-        "mann_whitney_negative", "mean_score_negative"]
+        "auc",
+        "calibration",
+        "ks_positive",
+        "mann_whitney_positive",
+        "mean_score_positive",
+        "ks_negative",
+        "mann_whitney_negative",
+        "mean_score_negative",
+    ]
     m = int(t["pvalue"].notna().sum())
     assert t["pvalue_adj"].min() == pytest.approx(min(1.0, m * t["pvalue"].min()))
     flagged = set(t.loc[t.verdict == "disparity", "group"])
@@ -286,7 +313,7 @@ def test_intersectional_groups_are_labelled_as_everywhere_in_the_library():
     assert res.groups["group"].tolist() == ["a - F", "a - M", "b - F", "b - M"]
     assert res.groups.loc[0, "grouping"] == "g x sex"
     one = df[(df.g == "a") & (df.sex == "F")]
-    assert res.groups.loc[0, "auc"] == pytest.approx(auc_delong(one["y"], one["s"]).auc)
+    assert res.groups.loc[0, "auc"] == pytest.approx(auc_delong(one, y_true="y", y_score="s").auc)
 
 
 def test_pos_label_names_the_outcome_the_score_predicts():
@@ -314,8 +341,10 @@ def _delong_size(n_pos, n_neg, reps, seed):
 
     def auc_var(pos, neg):
         values, inverse = np.unique(np.r_[pos, neg], return_inverse=True)
-        return delong(np.bincount(inverse[: pos.size], minlength=values.size).astype(float),
-                      np.bincount(inverse[pos.size:], minlength=values.size).astype(float))
+        return delong(
+            np.bincount(inverse[: pos.size], minlength=values.size).astype(float),
+            np.bincount(inverse[pos.size :], minlength=values.size).astype(float),
+        )
 
     hits = 0
     for _ in range(reps):
@@ -351,7 +380,24 @@ def test_auc_test_on_tied_deciles_holds_its_size():
         groups = []
         for prevalence in (0.35, 0.5):
             y = (rng.random(400) < prevalence).astype(int)
-            groups.append(auc_delong(y, np.clip(np.round(rng.normal(4 + 2.5 * y, 2.2)), 1, 10)))
+            groups.append(_auc(y, np.clip(np.round(rng.normal(4 + 2.5 * y, 2.2)), 1, 10)))
         a, b = groups
         hits += abs(a.auc - b.auc) / np.sqrt(a.variance + b.variance) > stats.norm.isf(0.025)
     assert hits / reps <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), hits / reps
+
+
+def test_the_call_with_arrays_warns_until_0_4_and_answers_the_same():
+    df = two_groups(np.random.default_rng(4), 60, shift_b=0.5)
+    new = auc_delong(df, y_true="y", y_score="s", confidence_level=0.9)
+    said = r"^fairstats\.auc_delong with arrays is deprecated since fairstats 0\.3 .* use auc_delong\(data, "
+    for call in (
+        lambda: auc_delong(df["y"], df["s"], confidence_level=0.9),
+        lambda: auc_delong(df["y"].to_numpy(), y_score=df["s"].to_numpy(), confidence_level=0.9),
+        lambda: auc_delong(y_true=df["y"], y_score=df["s"], confidence_level=0.9),
+    ):
+        with pytest.warns(DeprecationWarning, match=said) as caught:
+            old = call()
+        assert caught[0].filename == __file__
+        assert old.to_record() == new.to_record()
+    with pytest.raises(ValueError, match=r"`data`: missing column\(s\) 'score'"):
+        auc_delong(df, y_true="y", y_score="score")

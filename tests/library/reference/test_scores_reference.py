@@ -62,7 +62,7 @@ def test_the_data_sets_are_the_ones_given_to_r():
 def test_auc_and_delong_variance_match_proc(name):
     y, s = DATA[name]()
     n_pos, n_neg, auc, var = PROC[name]
-    r = auc_delong(y, s)
+    r = auc_delong(pd.DataFrame({"y": y, "s": s}), y_true="y", y_score="s")
     assert (r.n_pos, r.n_neg) == (n_pos, n_neg)
     assert r.auc == pytest.approx(auc, abs=1e-12)
     assert r.variance == pytest.approx(var, abs=1e-12)  # the issue asks 1e-6; the two agree to rounding
@@ -100,7 +100,7 @@ def test_delong_variance_agrees_with_a_stratified_bootstrap():
     n = 400
     y = (rng.random(n) < 0.4).astype(int)
     s = np.round(rng.normal(loc=0.9 * y), 2)
-    delong = auc_delong(y, s).variance
+    delong = auc_delong(pd.DataFrame({"y": y, "s": s}), y_true="y", y_score="s").variance
     pos, neg = s[y == 1], s[y == 0]
     b = 4000
     both = np.concatenate([rng.choice(pos, (b, pos.size)), rng.choice(neg, (b, neg.size))], axis=1)
