@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,9 +36,12 @@ import pandas as pd
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
+from fairstats._deprecation import arrays_replaced
 from fairstats._format import plain as _plain
 from fairstats._result import Result
+from fairstats._validation import as_list, require_columns, require_frame
 from fairstats._warnings import SingularCovarianceWarning
+from fairstats.groups import group_labels
 from fairstats.mcnemar import McNemarResult, mcnemar_midp, paired_table
 
 __all__ = [
@@ -652,7 +656,7 @@ def awareness_test(
     return AwarenessResult(groups=groups, tables=tables, tests=tests, neighbours=neighbours)
 
 
-def fairness_through_awareness(
+def _fairness_through_awareness_arrays(
     X: object,
     group: object,
     y_pred: object,
@@ -662,32 +666,79 @@ def fairness_through_awareness(
     rtol: float = 1e-10,
     alternative: str = "two-sided",
 ) -> AwarenessResult:
+    """:func:`fairness_through_awareness` of a feature matrix and arrays (its call before 0.3)."""
+    neighbours = nearest_other_group(X, group, covariance=covariance, strata=strata, rtol=rtol)
+    return awareness_test(y_pred, neighbours, alternative=alternative)
+
+
+@arrays_replaced(
+    _fairness_through_awareness_arrays,
+    arrays=("y_pred",),
+    use="fairness_through_awareness(data, features=, group=, y_pred=)",
+)
+def fairness_through_awareness(
+    data: pd.DataFrame,
+    *,
+    features: str | Sequence[str],
+    group: str | Sequence[str],
+    y_pred: str,
+    covariance: str = "pooled",
+    strata: str | None = None,
+    rtol: float = 1e-10,
+    alternative: str = "two-sided",
+) -> AwarenessResult:
     """:func:`nearest_other_group` then :func:`awareness_test` (for several models, call them separately).
 
     Parameters
     ----------
-    X, group, covariance, strata, rtol
+    data : pandas.DataFrame
+        One row per person.
+    features : str or list of str
+        The numeric feature columns the Mahalanobis metric is taken over.
+    group : str or list of str
+        Sensitive attribute column(s); the neighbour is searched among people of another group. With a list
+        the groups are the intersections (labelled as :meth:`fairstats.ContingencyTable.from_frame` does).
+    y_pred : str
+        Column of the predictions, 0/1.
+    covariance, rtol
         As in :func:`nearest_other_group`.
-    y_pred : array-like of {0, 1}
-        Predictions, one per row of ``X``.
+    strata : str, optional
+        Column of the strata (e.g. the test fold) within which neighbours are searched; None searches
+        everybody.
     alternative : str
         As in :func:`awareness_test`.
 
     Returns
     -------
     AwarenessResult
+        Its neighbours' rows are the positions of ``data``'s rows (0 to n - 1).
 
     Raises
     ------
     ValueError, TypeError
-        As the two functions.
+        ``data`` not a frame or empty, a missing column; as the two functions. Until 0.4 the call of arrays
+        ``(X, group, y_pred)`` still works, with a ``DeprecationWarning``.
 
     Examples
     --------
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.1], [0.1, 1.0], [0.9, 0.0], [0.0, 0.2], [1.1, 1.0]])
-    >>> r = fairness_through_awareness(X, ["A", "A", "A", "B", "B", "B"], [0, 1, 0, 1, 0, 1])
+    >>> df = pd.DataFrame({"x1": [0.0, 1.0, 0.1, 0.9, 0.0, 1.1], "x2": [0.0, 0.1, 1.0, 0.0, 0.2, 1.0],
+    ...                    "g": ["A", "A", "A", "B", "B", "B"], "y": [0, 1, 0, 1, 0, 1]})
+    >>> r = fairness_through_awareness(df, features=["x1", "x2"], group="g", y_pred="y")
     >>> r.neighbours.neighbor.tolist()
     [4, 3, 4, 1, 0, 1]
     """
-    neighbours = nearest_other_group(X, group, covariance=covariance, strata=strata, rtol=rtol)
-    return awareness_test(y_pred, neighbours, alternative=alternative)
+    frame = require_frame(data)
+    feature_columns = as_list(features, name="features")
+    group_columns = as_list(group, name="group")
+    extra = [] if strata is None else [strata]
+    require_columns(frame, [*feature_columns, *group_columns, y_pred, *extra], where="`data`")
+    labels = frame[group_columns[0]] if len(group_columns) == 1 else group_labels(frame, group_columns)
+    return _fairness_through_awareness_arrays(
+        frame[feature_columns],
+        labels.to_numpy(),
+        frame[y_pred].to_numpy(),
+        covariance=covariance,
+        strata=None if strata is None else frame[strata].to_numpy(),
+        rtol=rtol,
+        alternative=alternative,
+    )

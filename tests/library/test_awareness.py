@@ -172,10 +172,10 @@ def test_strata_restrict_the_search(small):
 
 def test_awareness_table_and_mcnemar():
     # 1-D features; A at 0, 10, 20, 30; B at 1, 11, 21: A's neighbours 4, 5, 6, 6; B's neighbours 0, 1, 2
-    x = np.array([[0.0], [10.0], [20.0], [30.0], [1.0], [11.0], [21.0]])
-    g = np.array(["A", "A", "A", "A", "B", "B", "B"])
-    y = np.array([0, 0, 1, 1, 1, 1, 0])
-    r = fairness_through_awareness(x, g, y)
+    people = pd.DataFrame(
+        {"x": [0.0, 10.0, 20.0, 30.0, 1.0, 11.0, 21.0], "g": list("AAAABBB"), "y": [0, 0, 1, 1, 1, 1, 0]}
+    )
+    r = fairness_through_awareness(people, features="x", group="g", y_pred="y")
     assert r.neighbours.neighbor.tolist() == [4, 5, 6, 6, 0, 1, 2]
     # group A pairs (own, neighbour): (0,1), (0,1), (1,0), (1,0) -> [[0, 2], [2, 0]]
     assert r.tables["A"].to_numpy().tolist() == [[0, 2], [2, 0]]
@@ -239,3 +239,36 @@ def test_no_warning_when_covariance_regular(small):
         warnings.simplefilter("error", SingularCovarianceWarning)
         nb = nearest_other_group(x, g)
     assert isinstance(nb, Neighbours)
+
+
+def test_fairness_through_awareness_takes_columns_and_its_call_with_arrays_warns_until_0_4():
+    rng = np.random.default_rng(8)
+    people = pd.DataFrame(
+        {
+            "x1": rng.normal(size=60),
+            "x2": rng.normal(size=60),
+            "g": rng.choice(["A", "B"], 60),
+            "fold": rng.integers(0, 2, 60),
+            "y": rng.integers(0, 2, 60),
+        }
+    )
+    cols = {"features": ["x1", "x2"], "group": "g", "y_pred": "y", "strata": "fold"}
+    new = fairness_through_awareness(people, **cols)
+    X, g, y, fold = (
+        people[["x1", "x2"]].to_numpy(),
+        people["g"].to_numpy(),
+        people["y"].to_numpy(),
+        people["fold"],
+    )
+    said = r"^fairstats\.fairness_through_awareness with arrays is deprecated since fairstats 0\.3 .* use "
+    for call in (
+        lambda: fairness_through_awareness(X, g, y, strata=fold.to_numpy()),
+        lambda: fairness_through_awareness(X=X, group=g, y_pred=y, strata=fold.to_numpy()),
+    ):
+        with pytest.warns(DeprecationWarning, match=said) as caught:
+            old = call()
+        assert caught[0].filename == __file__
+        pd.testing.assert_frame_equal(old.neighbours.to_frame(), new.neighbours.to_frame(), check_exact=True)
+        pd.testing.assert_frame_equal(old.to_frame(), new.to_frame(), check_exact=True)
+    with pytest.raises(ValueError, match=r"`data`: missing column\(s\) 'x3'"):
+        fairness_through_awareness(people, **{**cols, "features": ["x1", "x3"]})
