@@ -325,9 +325,9 @@ def audit(
     group: str | Sequence[str] | None = None,
     y_true: str | None = None,
     y_pred: str | None = None,
-    baseline: str | None = None,
+    y_pred_baseline: str | None = None,
     y_score: str | None = None,
-    baseline_score: str | None = None,
+    y_score_baseline: str | None = None,
     fold: str | None = None,
     favorable: object = None,
     alpha: float = 0.05,
@@ -389,7 +389,7 @@ def audit(
         Sensitive attribute column(s); with several, their intersection is audited too.
     y_true, y_pred, y_score, fold : str, keyword-only
         Columns of the true outcome, the prediction, a score and the cross-validation fold.
-    baseline, baseline_score : str, keyword-only
+    y_pred_baseline, y_score_baseline : str, keyword-only
         ``task="comparison"``: the baseline model's decision (its labels those of ``y_pred``, the new
         model's) and, with ``y_score``, its score.
     metrics : str or list of str, keyword-only
@@ -442,7 +442,7 @@ def audit(
     >>> result.tests[["grouping", "group", "metric", "estimate", "verdict"]]  # doctest: +SKIP
     >>> fairstats.audit(frame, task="impact_ratios", group="race", y_pred="hired")  # doctest: +SKIP
     >>> fairstats.audit(frame, task="comparison", group="race", y_true="y", y_pred="new",
-    ...                 baseline="old").has_disparity  # a disparity grew: "less fair"  # doctest: +SKIP
+    ...                 y_pred_baseline="old").has_disparity  # a disparity grew: less fair  # doctest: +SKIP
     >>> result.save("audit/")  # doctest: +SKIP
     """
     from fairstats.auditing.inputs import read
