@@ -4,8 +4,12 @@ vendored raw data with config/config.yaml's settings (about 15 s)."""
 
 from __future__ import annotations
 
+import re
+
+import nbformat
 import numpy as np
 import pandas as pd
+import papermill
 import pytest
 import yaml
 from repo_paths import CONFIG, RAW, ROOT
@@ -121,3 +125,18 @@ def test_the_command_line_documents_every_setting(capsys):
     for key in spec:
         if key != "filter":
             assert f"--{key.replace('_', '-')}" in text, key
+
+
+def test_the_notebook_only_reads_what_the_rule_writes():
+    nb = nbformat.read(ROOT / "notebooks" / "monitoring.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    source = "\n".join(c.source for c in code)
+    assert set(papermill.inspect_notebook(str(ROOT / "notebooks" / "monitoring.ipynb"))) == {"results_dir"}
+    assert "fairstats" not in source and "to_csv" not in source and "savefig" not in source
+    tables = set(re.findall(r'show\("(\w+)"', source))
+    figures = set(re.findall(r'show_figure\("(\w+)"\)', source))
+    assert tables == {"null_ever_alarm", "planted_decisions", "compas_replay_changes"}
+    assert figures == {"null_ever_alarm", "planted_decisions", "compas_replay"}
+    assert all((COMMITTED / "tables" / f"{t}.csv").is_file() for t in tables)
+    assert all((COMMITTED / "figures" / f"{f}.png").is_file() for f in figures)

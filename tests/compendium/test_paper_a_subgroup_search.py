@@ -5,8 +5,12 @@ figures are rebuilt byte for byte from the vendored raw data with config/config.
 
 from __future__ import annotations
 
+import re
+
+import nbformat
 import numpy as np
 import pandas as pd
+import papermill
 import pytest
 import yaml
 from repo_paths import CONFIG, RAW, ROOT
@@ -144,3 +148,19 @@ def test_the_command_line_documents_every_setting(capsys):
     _, spec = _search_config()
     for key in ("max_depth", "min_size", "metrics", "alpha", "n_resamples", "n_null", "n_null_resamples"):
         assert f"--{key.replace('_', '-')}" in text, key
+
+
+def test_the_notebook_only_reads_what_the_rule_writes():
+    nb = nbformat.read(ROOT / "notebooks" / "compas_subgroup_search.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    source = "\n".join(c.source for c in code)
+    assert set(papermill.inspect_notebook(str(ROOT / "notebooks" / "compas_subgroup_search.ipynb"))) == {
+        "results_dir"
+    }
+    assert "fairstats" not in source and "to_csv" not in source and "savefig" not in source
+    tables = set(re.findall(r'read\("(\w+)"\)', source)) | {"subgroup_search_summary"}
+    figures = set(re.findall(r'show_figure\("(\w+)"\)', source))
+    assert tables and figures
+    assert all((COMMITTED / "tables" / f"{t}.csv").is_file() for t in tables), tables
+    assert all((COMMITTED / "figures" / f"{f}.png").is_file() for f in figures), figures
