@@ -5,7 +5,8 @@ to its new home, which the old one still reaches for one release with a :class:`
 it; ``REMOVED`` names what is gone for good, with the reason and the new home. :func:`attribute` is what a
 module's ``__getattr__`` returns (``def __getattr__(name): return attribute(__name__, name)``): the renamed
 object with its warning, or an ``AttributeError`` that says what became of the name. :func:`renamed_keywords`
-does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them).
+does the same for a function's keywords, and :func:`renamed_pair` for two keywords that became one pair
+(``RENAMED_KEYWORDS`` lists them).
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ import importlib
 import warnings
 from collections.abc import Callable
 
-__all__ = ["REMOVED", "RENAMED", "RENAMED_KEYWORDS", "attribute", "missing", "renamed_keywords"]
+__all__ = [
+    "REMOVED",
+    "RENAMED",
+    "RENAMED_KEYWORDS",
+    "attribute",
+    "missing",
+    "renamed_keywords",
+    "renamed_pair",
+]
 
 #: The release in which the deprecated names of ``RENAMED`` go.
 REMOVAL = "0.4"
@@ -132,6 +141,38 @@ def renamed_keywords(**renames: str) -> Callable:
                         stacklevel=2,
                     )
                     kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def renamed_pair(new: str, first: str, second: str) -> Callable:
+    """Decorator: the two old keywords ``first=a, second=b`` are still accepted together until ``REMOVAL``
+    as ``new=(a, b)``, with a :class:`DeprecationWarning` naming it; one without the other, or either with
+    ``new``, is a ``TypeError``. The signature shown is the function's own (``new`` only)."""
+
+    def decorate(func: Callable) -> Callable:
+        RENAMED_KEYWORDS[f"{func.__module__}.{func.__qualname__}"] = {first: new, second: new}
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            old = [k for k in (first, second) if k in kwargs]
+            if old:
+                if new in kwargs:
+                    raise TypeError(f"{func.__name__}() got both `{old[0]}` (an old name) and `{new}`: pass "
+                                    f"`{new}=({first}, {second})` only")  # fmt: skip
+                if len(old) == 1:
+                    raise TypeError(f"{func.__name__}() got `{old[0]}` without its pair: pass "
+                                    f"`{new}=({first}, {second})`")  # fmt: skip
+                warnings.warn(
+                    f"`{first}` and `{second}` of fairstats.{func.__name__} are deprecated since fairstats "
+                    f"0.3 and go in {REMOVAL}: use `{new}=({first}, {second})`",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = (kwargs.pop(first), kwargs.pop(second))
             return func(*args, **kwargs)
 
         return wrapper

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,8 +20,9 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairstats._deprecation import attribute
+from fairstats._deprecation import REMOVAL, attribute, renamed_pair
 from fairstats._result import Result
+from fairstats._validation import group_pair_iv
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
 
 __all__ = ["CalibrationIndependenceResult", "SmallExpectedCountWarning", "calibration_independence_test"]
@@ -50,7 +52,9 @@ class CalibrationIndependenceResult(Result):
         Bins in total and bins used.
     min_expected : float
         Smallest expected cell count a bin needs to be used.
-    protected, unprotected : object
+    group_a, group_b : object
+        The two groups compared (``groups=(a, b)``); the table's ``*_protected`` columns are ``group_a``'s,
+        its ``*_unprotected`` columns ``group_b``'s (paper B's words).
     favorable : int
     table : pandas.DataFrame
         Per-bin counts, rates, smallest expected count, bin statistic and p-value, ``used`` flag.
@@ -64,12 +68,31 @@ class CalibrationIndependenceResult(Result):
     n_bins: int
     n_bins_used: int
     min_expected: float
-    protected: object
-    unprotected: object
+    group_a: object
+    group_b: object
     favorable: int
     table: pd.DataFrame = field(repr=False, compare=False)
 
     _omit = ("table",)
+
+    @property
+    def protected(self) -> object:
+        """Deprecated alias of :attr:`group_a` (until fairstats 0.4)."""
+        return self._renamed("protected", "group_a")
+
+    @property
+    def unprotected(self) -> object:
+        """Deprecated alias of :attr:`group_b` (until fairstats 0.4)."""
+        return self._renamed("unprotected", "group_b")
+
+    def _renamed(self, old: str, new: str) -> object:
+        warnings.warn(
+            f"`{old}` of fairstats.CalibrationIndependenceResult is deprecated since fairstats 0.3 and goes "
+            f"in {REMOVAL}: use `{new}`",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return getattr(self, new)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -138,13 +161,13 @@ def _calibration_iv(
         bad = y[i].item() if isinstance(y[i], np.generic) else y[i]
         raise ValueError(f"`y_true` must be binary 0/1, got {bad!r} at position {i}")
     if protected == unprotected:
-        raise ValueError(f"`protected` and `unprotected` must differ, both are {protected!r}")
+        raise ValueError(f"`groups`: the two groups must differ, both are {protected!r}")
     is_p = g == protected
     is_u = g == unprotected
-    for name, label, mask in (("protected", protected, is_p), ("unprotected", unprotected, is_u)):
+    for label, mask in ((protected, is_p), (unprotected, is_u)):
         if not mask.any():
             present = sorted(map(str, pd.unique(g)))[:10]
-            raise ValueError(f"`{name}` group {label!r} does not occur in `group` (values: {present})")
+            raise ValueError(f"`groups`: group {label!r} does not occur in `group` (values: {present})")
     keep = is_p | is_u
     counted = y[keep].astype(int) == favorable
     bins = _score_bins(s[keep], n_bins=n_bins)
@@ -173,22 +196,21 @@ def _pvalue(statistic: float, df: int) -> float:
 # --------------------------------------------------------------------------------------------------------
 
 
+@renamed_pair("groups", "protected", "unprotected")
 def calibration_independence_test(
     y_true: object,
     y_score: object,
     group: object,
     *,
-    protected: object,
-    unprotected: object,
+    groups: Sequence[object],
     n_bins: int = 10,
     favorable: int = 1,
     min_expected: float = 5.0,
 ) -> CalibrationIndependenceResult:
     """Per-bin χ² tests of independence of group and outcome, summed over the score bins.
 
-    Tests the null hypothesis of calibration by group, P(y = fav | bin, protected) = P(y = fav | bin,
-    unprotected) in every score bin, with standard large-sample tests on the 2×2 tables (group × outcome)
-    of the bins.
+    Tests the null hypothesis of calibration by group, P(y = fav | bin, a) = P(y = fav | bin, b) in every
+    score bin, with standard large-sample tests on the 2×2 tables (group × outcome) of the bins.
 
     Parameters
     ----------
@@ -198,8 +220,11 @@ def calibration_independence_test(
         Score, binned into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``, the last one closed.
     group : array-like
         Group label per person; rows of other groups than the two named are ignored.
-    protected, unprotected : object
-        Labels of the two groups compared.
+    groups : pair (a, b), keyword-only
+        Labels of the two groups compared, as in every function of two groups (:func:`bootstrap_disparity`;
+        before 0.3 ``protected=a, unprotected=b``, accepted until 0.4 with a DeprecationWarning). The test
+        is symmetric in them; the table's ``*_protected`` columns are ``a``'s, its ``*_unprotected``
+        columns ``b``'s.
     n_bins : int
         Number of equal-width score bins.
     favorable : {0, 1}, default 1
@@ -227,7 +252,7 @@ def calibration_independence_test(
 
     Notes
     -----
-    Bin b's table has rows (protected, unprotected) and columns (counted outcome, other). Its Pearson
+    Bin b's table has rows (a, b) and columns (counted outcome, other). Its Pearson
     statistic (``scipy.stats.chi2_contingency(correction=False)``) is asymptotically χ²(1) under H0, and the
     bins are independent given the bin sizes, so
 
@@ -246,6 +271,7 @@ def calibration_independence_test(
     """
     if not isinstance(min_expected, numbers.Real) or not min_expected >= 0:
         raise ValueError(f"`min_expected` must be a number >= 0, got {min_expected!r}")
+    protected, unprotected = group_pair_iv(groups)
     counted, bins, is_p, n_bins = _calibration_iv(
         y_true, y_score, group, protected, unprotected, n_bins, favorable
     )
@@ -309,8 +335,8 @@ def calibration_independence_test(
         n_bins=n_bins,
         n_bins_used=n_used,
         min_expected=float(min_expected),
-        protected=protected,
-        unprotected=unprotected,
+        group_a=protected,
+        group_b=unprotected,
         favorable=int(favorable),
         table=table,
     )

@@ -61,7 +61,7 @@ def _gm(data, **kw):
 
 
 def _cal(y_true=Y, y_score=SCORE, group=GROUP, **kw):
-    kw = {"protected": "BLACK", "unprotected": "WHITE", **kw}
+    kw = {"groups": ("BLACK", "WHITE"), **kw}
     return calibration.calibration_independence_test(y_true, y_score, group, **kw)
 
 
@@ -262,9 +262,9 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
     ),
     (
         "calibration: unseen group",
-        lambda c: _cal(protected="HISPANIC"),
+        lambda c: _cal(groups=("HISPANIC", "WHITE")),
         ValueError,
-        r"`protected` group 'HISPANIC' does not occur",
+        r"`groups`: group 'HISPANIC' does not occur",
     ),
     (
         "calibration: non-binary outcome",

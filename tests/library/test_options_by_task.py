@@ -111,7 +111,7 @@ VALUES: dict[str, tuple | None] = {
     "margin_ratio": (["--margin-ratio", "0.95"],),
     "n_resamples": (["--n-resamples", "199"],),
     "ici_resamples": (["--ici-resamples", "99"], ["--y-score", "score"]),
-    "seed": (["--seed", "7"],),
+    "rng": (["--seed", "7"],),
     "reference": (["--reference", "C"],),
     "comparisons": (["--comparisons", "pairs"],),
     "where": (["--where", "age > 40"],),
@@ -260,7 +260,7 @@ def _api_value(opt):
     if opt.cli == "flag":
         return opt.flag_value
     return {"comparisons": "pairs", "standard": "ll144", "alpha": 0.1, "margin": 0.2, "margin_ratio": 0.9,
-            "margin_v": 0.2, "n_resamples": 199, "ici_resamples": 199, "seed": 1, "search_depth": 1,
+            "margin_v": 0.2, "n_resamples": 199, "ici_resamples": 199, "rng": 1, "search_depth": 1,
             "min_size": 5, "y_pred_threshold": 0.5, "min_share": 0.1, "regression_margin": 1.0,
             "decision_levels": "a,b", "outcome_levels": "a,b",
             "metrics": "ppr"}.get(opt.name, "x")  # fmt: skip

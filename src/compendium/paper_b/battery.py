@@ -245,7 +245,9 @@ def _calibration(
         kw = dict(protected=str(protected), unprotected=str(unprotected), n_bins=n_bins, favorable=favorable)
         cal = calibration_test(y, s, g, **kw)
         well = well_calibration_test(y, s, g, **kw)
-        ind = calibration_independence_test(y, s, g, **kw)
+        ind = calibration_independence_test(
+            y, s, g, groups=(str(protected), str(unprotected)), n_bins=n_bins, favorable=favorable
+        )
         for res, table, test in ((cal, "XII", "calibration"), (well, "XIII", "well_calibration")):
             row = _empty_row(source)
             row.update(

@@ -181,8 +181,8 @@ def _bin_counts(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SmallExpectedCountWarning)  # its bins' use is its own test's business
         res = calibration_independence_test(
-            y_true, y_score, group, protected=protected, unprotected=unprotected, n_bins=n_bins,
-            favorable=favorable, min_expected=0,
+            y_true, y_score, group, groups=(protected, unprotected), n_bins=n_bins, favorable=favorable,
+            min_expected=0,
         )  # fmt: skip
     columns = ("n_protected", "k_protected", "n_unprotected", "k_unprotected")
     alpha, theta, beta, gamma = (res.table[c].to_numpy(dtype=np.int64) for c in columns)

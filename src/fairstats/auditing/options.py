@@ -214,8 +214,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("ici_resamples", "--ici-resamples", _D, "bootstrap resamples of the calibration index's (ICI) "
            f"interval, each refitting a spline GLM per group, {chk.MIN_RESAMPLES} to {chk.MAX_RESAMPLES:,}",
            default=DEFAULT_ICI_RESAMPLES, check=chk.check_resamples, needs="y_score", metavar="N"),
-    Option("seed", "--seed", ("decisions", "regression"), "random seed: every resampling stream is derived "
-           "from it", default=20240607, check=chk.check_seed, metavar="S"),
+    # keyword rng (numpy SPEC 7, as every resampling function of fairstats), flag --seed (the command line's
+    # convention): an integer, the one seed of the audit's scheme, recorded in the report as "seed"
+    Option("rng", "--seed", ("decisions", "regression"), "random seed, a non-negative integer: every "
+           "resampling stream is derived from it (one per task and grouping), and the report records it",
+           default=20240607, check=chk.check_seed, metavar="S", field="seed"),
     Option("reference", "--reference", _ALL, "the group every other group is compared with (repeat for "
            "several groupings: each uses the first that is one of its groups; an intersection's label as the "
            "tables write it; impact ratios: the comparison category instead of the most selected one; the "
@@ -661,8 +664,13 @@ def options_page() -> str:
         "messages of ``fairstats.audit`` and this page come from. ✓: the option applies to the task; an",
         "option given where it does not apply is refused (exit status 2, one line naming the option and the",
         "task).",
-        "Options with a keyword are :func:`fairstats.audit`'s parameters of the same name (the monitor is",
-        "``fairstats monitor``, and :class:`fairstats.FairnessMonitor` in memory).",
+        "Options with a keyword are :func:`fairstats.audit`'s parameters of that name (the monitor is",
+        "``fairstats monitor``, and :class:`fairstats.FairnessMonitor` in memory). A flag and its keyword",
+        "are spelled alike, but for "
+        + " and ".join(f"``{o.flag}`` (``{o.name}={repr(o.flag_value) if o.cli == 'flag' else ''}``)"
+                       for o in OPTIONS if o.attribute and o.flag and o.flag[2:].replace("-", "_") != o.name)
+        + "; ``rng`` is the seed's name in every resampling function of fairstats (here an integer, which",
+        "the report records).",
         "",
         ".. list-table::",
         "   :header-rows: 1",

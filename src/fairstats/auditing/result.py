@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairstats._deprecation import renamed_keywords
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.options import AuditOptions
@@ -318,6 +319,7 @@ def run(found, options: AuditOptions, *, command: str | None = None) -> AuditRes
     return replace(compute(rows, options), command=command)
 
 
+@renamed_keywords(seed="rng")
 def audit(
     data: object,
     *,
@@ -336,7 +338,7 @@ def audit(
     margin_v: float | None = None,
     n_resamples: int | None = None,
     ici_resamples: int | None = None,
-    seed: int | None = None,
+    rng: int | None = None,
     reference: str | Sequence[str] | None = None,
     comparisons: str | None = None,
     where: str | Sequence[str] | None = None,
@@ -397,8 +399,14 @@ def audit(
         :data:`fairstats.CHANGE_METRICS`, with scores also the mean scores and the AUC), Holm over them.
     favorable : optional, keyword-only
         The favourable label (default 1, with 0/1 labels); impact ratios: the selected decision.
-    alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples, seed : keyword-only
+    alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples : keyword-only
         As the command line's options (``n_resamples`` from 99 to 1,000,000).
+    rng : int, keyword-only
+        The seed every resampling stream of the audit derives from (one per task and grouping), as the
+        command line's ``--seed``; default 20240607. The name of every resampling function of fairstats
+        (numpy SPEC 7), but an integer only, not a :class:`numpy.random.Generator`: the report records the
+        seed so that the run can be repeated. (Until 0.4 also accepted as ``seed``, with a
+        DeprecationWarning.)
     reference, comparisons : keyword-only
         The group every other group is compared with (the first of these labels that is one of a
         grouping's groups; default: the largest), or ``comparisons="pairs"`` for every pair.
