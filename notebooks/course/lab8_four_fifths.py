@@ -94,12 +94,12 @@ check("8.3", answer_8_3, min_share=min_share)
 # 0.8, **at or above 4/5** when it is wholly at or above, **inconclusive** when it contains 0.8 — with
 # `n_to_decide`, the size of the category that would decide at the same rates.
 #
-# **Exercise 8.4.** Run `fairstats.impact_ratios(compas, group="race", selected="low", min_share=min_share,
+# **Exercise 8.4.** Run `fairstats.impact_ratios(compas, group="race", y_pred="low", min_share=min_share,
 # alpha=alpha)` and give the **upper end** of the African-American ratio's interval (`impact_ratio_ci_high`).
 
 # %%
 # BEGIN SOLUTION
-by_race = fairstats.impact_ratios(compas, group="race", selected="low", min_share=min_share, alpha=alpha)
+by_race = fairstats.impact_ratios(compas, group="race", y_pred="low", min_share=min_share, alpha=alpha)
 row = by_race.table.set_index("category").loc["African-American"]
 answer_8_4 = row["impact_ratio_ci_high"]
 # END SOLUTION
@@ -143,7 +143,7 @@ check("8.5", answer_8_5)
 # interval widens). The table holds the ratios of exercise 8.1, so it waits for your checks too:
 
 # %%
-ll144 = fairstats.impact_ratios(compas, group=[["sex"], ["race"], ["sex", "race"]], selected="low",
+ll144 = fairstats.impact_ratios(compas, group=[["sex"], ["race"], ["sex", "race"]], y_pred="low",
                                 min_share=min_share, alpha=alpha)
 if solved("8.1", "8.3", "8.4"):
     print(f"family of {ll144.family_size} comparisons: each interval at {ll144.confidence_level:.4f}")
@@ -184,7 +184,7 @@ check("8.6", answer_8_6)
 # Leave the 2 % rule out and compare the verdicts, in a scratch cell:
 #
 # ```python
-# everyone = fairstats.impact_ratios(compas, group="race", selected="low", alpha=alpha)
+# everyone = fairstats.impact_ratios(compas, group="race", y_pred="low", alpha=alpha)
 # print(everyone.table[["category", "role", "n", "impact_ratio", "impact_ratio_ci_low",
 #                       "impact_ratio_ci_high",
 #                       "four_fifths", "n_to_decide"]].round(3))

@@ -32,7 +32,7 @@ from fairstats.metrics import METRICS, METRIC_DEFINITIONS, UndefinedMetricWarnin
 from fairstats.monitor import EmptyConfidenceSequenceWarning, FairnessMonitor, MonitorStatus, MonitorUpdate  # noqa: E501, F401, I001
 from fairstats.sequences import rate_confidence_sequence, rate_difference_confidence_sequence, rate_difference_e_value  # noqa: E501, F401, I001
 from fairstats.multiplicity import VERDICTS, adjust_pvalues, three_way_verdicts  # noqa: E501, F401, I001
-from fairstats.ordinal import LinearByLinearResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
+from fairstats.ordinal import LinearByLinearResult, OrdinalShiftTestsResult, linear_by_linear_test, ordinal_shift_tests  # noqa: E501, F401, I001
 from fairstats.outcomes import OutcomeTestsResult, UndefinedTestWarning, outcome_tests  # noqa: E501, F401, I001
 from fairstats.power import mde_cramers_v, mde_rate_difference, mde_t, mde_z  # noqa: E501, F401, I001
 from fairstats.recalibration import RecalibrationTestsResult, calibration_curves, recalibration_tests  # noqa: E501, F401, I001
@@ -135,6 +135,7 @@ __all__ = [
     "nearest_other_group",
     "Neighbours",
     "ordinal_shift_tests",
+    "OrdinalShiftTestsResult",
     "outcome_tests",
     "OutcomeTestsResult",
     "paired_table",

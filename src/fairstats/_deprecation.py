@@ -5,9 +5,10 @@ to its new home, which the old one still reaches for one release with a :class:`
 it; ``REMOVED`` names what is gone for good, with the reason and the new home. :func:`attribute` is what a
 module's ``__getattr__`` returns (``def __getattr__(name): return attribute(__name__, name)``): the renamed
 object with its warning, or an ``AttributeError`` that says what became of the name. :func:`renamed_keywords`
-does the same for a function's keywords (``RENAMED_KEYWORDS`` lists them). ``SUPERSEDED`` names functions
-that a call of another replaces: :func:`superseded` makes each warn when called, naming that call;
-:func:`arrays_replaced` keeps a function's old call with arrays (``ARRAY_CALLS`` lists them).
+does the same for a function's keywords, and :func:`renamed_pair` for two keywords that became one pair
+(``RENAMED_KEYWORDS`` lists them). ``SUPERSEDED`` names functions that a call of another replaces:
+:func:`superseded` makes each warn when called, naming that call; :func:`arrays_replaced` keeps a function's
+old call with arrays (``ARRAY_CALLS`` lists them).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "attribute",
     "missing",
     "renamed_keywords",
+    "renamed_pair",
     "superseded",
 ]
 
@@ -174,6 +176,38 @@ def renamed_keywords(**renames: str) -> Callable:
     return decorate
 
 
+def renamed_pair(new: str, first: str, second: str) -> Callable:
+    """Decorator: the two old keywords ``first=a, second=b`` are still accepted together until ``REMOVAL``
+    as ``new=(a, b)``, with a :class:`DeprecationWarning` naming it; one without the other, or either with
+    ``new``, is a ``TypeError``. The signature shown is the function's own (``new`` only)."""
+
+    def decorate(func: Callable) -> Callable:
+        RENAMED_KEYWORDS[f"{func.__module__}.{func.__qualname__}"] = {first: new, second: new}
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            old = [k for k in (first, second) if k in kwargs]
+            if old:
+                if new in kwargs:
+                    raise TypeError(f"{func.__name__}() got both `{old[0]}` (an old name) and `{new}`: pass "
+                                    f"`{new}=({first}, {second})` only")  # fmt: skip
+                if len(old) == 1:
+                    raise TypeError(f"{func.__name__}() got `{old[0]}` without its pair: pass "
+                                    f"`{new}=({first}, {second})`")  # fmt: skip
+                warnings.warn(
+                    f"`{first}` and `{second}` of fairstats.{func.__name__} are deprecated since fairstats "
+                    f"0.3 and go in {REMOVAL}: use `{new}=({first}, {second})`",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                kwargs[new] = (kwargs.pop(first), kwargs.pop(second))
+            return func(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
 def superseded(func: Callable) -> Callable:
     """Decorator: ``func`` (listed in ``SUPERSEDED``) works until ``REMOVAL``; each call warns with a
     :class:`DeprecationWarning` naming the call that replaces it."""
@@ -196,12 +230,13 @@ def superseded(func: Callable) -> Callable:
 ARRAY_CALLS: dict[str, str] = {}
 
 
-def arrays_replaced(old: Callable, *, arrays: tuple[str, ...], use: str) -> Callable:
+def arrays_replaced(old: Callable, *, arrays: tuple[str, ...], use: str, stacklevel: int = 2) -> Callable:
     """Decorator: the function now takes ``data`` and column names; its old call with arrays still works
     until ``REMOVAL`` (``old``, the array function, answers it), with a :class:`DeprecationWarning` naming
     ``use``. A call is the old one when it passes two or more positional arguments, no ``data`` at all, or
     one of ``arrays`` (parameters that were always arrays and are now column names) as something other
-    than a name: a column name is a string, an array never is, so no call means both."""
+    than a name: a column name is a string, an array never is, so no call means both. ``stacklevel`` is 3
+    under another decorator (:func:`renamed_pair`), so that the warning points at the caller's line."""
 
     def decorate(func: Callable) -> Callable:
         where = f"fairstats.{func.__name__}"
@@ -214,7 +249,7 @@ def arrays_replaced(old: Callable, *, arrays: tuple[str, ...], use: str) -> Call
                 warnings.warn(
                     f"{where} with arrays is deprecated since fairstats 0.3 and goes in {REMOVAL}: use {use}",
                     DeprecationWarning,
-                    stacklevel=2,
+                    stacklevel=stacklevel,
                 )
                 return old(*args, **kwargs)
             return func(*args, **kwargs)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._format import plain as _plain
-from fairstats._validation import CheckedFrame, as_list, checked_frame
+from fairstats._validation import CheckedFrame, as_list, checked_frame, group_pair_iv
 from fairstats.counts import as_rows
 from fairstats.groups import group_labels
 
@@ -250,9 +250,7 @@ def two_group_rows(data, group, y_true, y_pred, y_score, groups, metrics, favora
             )
         group_a, group_b = order
     else:
-        if isinstance(groups, str) or not isinstance(groups, Sequence) or len(groups) != 2:
-            raise TypeError(f"`groups` must be a pair (a, b) of group labels, got {groups!r}")
-        group_a, group_b = (str(g) for g in groups)
+        group_a, group_b = (str(g) for g in group_pair_iv(groups))
         for g in (group_a, group_b):
             if g not in order:
                 raise ValueError(

@@ -51,6 +51,13 @@ def as_list(value: str | Sequence[str], *, name: str) -> list[str]:
     raise TypeError(f"`{name}` must be a column name or a non-empty list of column names, got {value!r}")
 
 
+def group_pair_iv(groups: object) -> tuple[object, object]:
+    """``groups=(a, b)``, the two groups a function of two groups compares: a pair of labels, or TypeError."""
+    if isinstance(groups, str) or not isinstance(groups, Sequence) or len(groups) != 2:
+        raise TypeError(f"`groups` must be a pair (a, b) of group labels, got {groups!r}")
+    return groups[0], groups[1]
+
+
 @overload
 def level_iv(value: object, name: str) -> float: ...
 @overload

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,9 +20,9 @@ import pandas as pd
 from scipy.stats import chi2, chi2_contingency
 from statsmodels.stats.contingency_tables import StratifiedTable
 
-from fairstats._deprecation import arrays_replaced, attribute
+from fairstats._deprecation import REMOVAL, arrays_replaced, attribute, renamed_pair
 from fairstats._result import Result
-from fairstats._validation import as_list, require_columns, require_frame
+from fairstats._validation import as_list, group_pair_iv, require_columns, require_frame
 from fairstats.confusion import SmallExpectedCountWarning  # one class for "expected count too small"
 from fairstats.groups import group_labels
 
@@ -52,7 +53,9 @@ class CalibrationIndependenceResult(Result):
         Bins in total and bins used.
     min_expected : float
         Smallest expected cell count a bin needs to be used.
-    protected, unprotected : object
+    group_a, group_b : object
+        The two groups compared (``groups=(a, b)``); the table's ``*_protected`` columns are ``group_a``'s,
+        its ``*_unprotected`` columns ``group_b``'s (paper B's words).
     favorable : int
     table : pandas.DataFrame
         Per-bin counts, rates, smallest expected count, bin statistic and p-value, ``used`` flag.
@@ -66,12 +69,31 @@ class CalibrationIndependenceResult(Result):
     n_bins: int
     n_bins_used: int
     min_expected: float
-    protected: object
-    unprotected: object
+    group_a: object
+    group_b: object
     favorable: int
     table: pd.DataFrame = field(repr=False, compare=False)
 
     _omit = ("table",)
+
+    @property
+    def protected(self) -> object:
+        """Deprecated alias of :attr:`group_a` (until fairstats 0.4)."""
+        return self._renamed("protected", "group_a")
+
+    @property
+    def unprotected(self) -> object:
+        """Deprecated alias of :attr:`group_b` (until fairstats 0.4)."""
+        return self._renamed("unprotected", "group_b")
+
+    def _renamed(self, old: str, new: str) -> object:
+        warnings.warn(
+            f"`{old}` of fairstats.CalibrationIndependenceResult is deprecated since fairstats 0.3 and goes "
+            f"in {REMOVAL}: use `{new}`",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return getattr(self, new)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -140,13 +162,13 @@ def _calibration_iv(
         bad = y[i].item() if isinstance(y[i], np.generic) else y[i]
         raise ValueError(f"`y_true` must be binary 0/1, got {bad!r} at position {i}")
     if protected == unprotected:
-        raise ValueError(f"`protected` and `unprotected` must differ, both are {protected!r}")
+        raise ValueError(f"`groups`: the two groups must differ, both are {protected!r}")
     is_p = g == protected
     is_u = g == unprotected
-    for name, label, mask in (("protected", protected, is_p), ("unprotected", unprotected, is_u)):
+    for label, mask in ((protected, is_p), (unprotected, is_u)):
         if not mask.any():
             present = sorted(map(str, pd.unique(g)))[:10]
-            raise ValueError(f"`{name}` group {label!r} does not occur in `group` (values: {present})")
+            raise ValueError(f"`groups`: group {label!r} does not occur in `group` (values: {present})")
     keep = is_p | is_u
     counted = y[keep].astype(int) == favorable
     bins = _score_bins(s[keep], n_bins=n_bins)
@@ -180,17 +202,17 @@ def _calibration_independence_arrays(
     y_score: object,
     group: object,
     *,
-    protected: object,
-    unprotected: object,
+    groups: Sequence[object],
     n_bins: int = 10,
     favorable: int = 1,
     min_expected: float = 5.0,
-    stacklevel: int = 3,
+    stacklevel: int = 4,
 ) -> CalibrationIndependenceResult:
     """:func:`calibration_independence_test` of arrays, one value per person (its call before 0.3); its
-    warning points ``stacklevel`` frames up (the user's line, past the deprecation wrapper)."""
+    warning points ``stacklevel`` frames up (the user's line, past the deprecation wrappers)."""
     if not isinstance(min_expected, numbers.Real) or not min_expected >= 0:
         raise ValueError(f"`min_expected` must be a number >= 0, got {min_expected!r}")
+    protected, unprotected = group_pair_iv(groups)
     counted, bins, is_p, n_bins = _calibration_iv(
         y_true, y_score, group, protected, unprotected, n_bins, favorable
     )
@@ -254,35 +276,35 @@ def _calibration_independence_arrays(
         n_bins=n_bins,
         n_bins_used=n_used,
         min_expected=float(min_expected),
-        protected=protected,
-        unprotected=unprotected,
+        group_a=protected,
+        group_b=unprotected,
         favorable=int(favorable),
         table=table,
     )
 
 
+@renamed_pair("groups", "protected", "unprotected")
 @arrays_replaced(
     _calibration_independence_arrays,
     arrays=("y_true", "y_score"),
-    use="calibration_independence_test(data, group=, y_true=, y_score=, protected=, unprotected=)",
+    use="calibration_independence_test(data, group=, y_true=, y_score=, groups=)",
+    stacklevel=3,  # past renamed_pair's wrapper too
 )
 def calibration_independence_test(
     data: pd.DataFrame,
     *,
-    group: str | list[str],
+    group: str | Sequence[str],
     y_true: str,
     y_score: str,
-    protected: object,
-    unprotected: object,
+    groups: Sequence[object],
     n_bins: int = 10,
     favorable: int = 1,
     min_expected: float = 5.0,
 ) -> CalibrationIndependenceResult:
     """Per-bin χ² tests of independence of group and outcome, summed over the score bins.
 
-    Tests the null hypothesis of calibration by group, P(y = fav | bin, protected) = P(y = fav | bin,
-    unprotected) in every score bin, with standard large-sample tests on the 2×2 tables (group × outcome)
-    of the bins.
+    Tests the null hypothesis of calibration by group, P(y = fav | bin, a) = P(y = fav | bin, b) in every
+    score bin, with standard large-sample tests on the 2×2 tables (group × outcome) of the bins.
 
     Parameters
     ----------
@@ -297,8 +319,11 @@ def calibration_independence_test(
     y_score : str
         Column of the score in [0, 1], binned into ``n_bins`` equal-width bins ``[j/n_bins, (j+1)/n_bins)``,
         the last one closed.
-    protected, unprotected : object
-        Labels of the two groups compared (values of ``group``).
+    groups : pair (a, b), keyword-only
+        Labels of the two groups compared, as in every function of two groups (:func:`bootstrap_disparity`;
+        before 0.3 ``protected=a, unprotected=b``, accepted until 0.4 with a DeprecationWarning). The test
+        is symmetric in them; the table's ``*_protected`` columns are ``a``'s, its ``*_unprotected``
+        columns ``b``'s.
     n_bins : int
         Number of equal-width score bins.
     favorable : {0, 1}, default 1
@@ -328,7 +353,7 @@ def calibration_independence_test(
 
     Notes
     -----
-    Bin b's table has rows (protected, unprotected) and columns (counted outcome, other). Its Pearson
+    Bin b's table has rows (a, b) and columns (counted outcome, other). Its Pearson
     statistic (``scipy.stats.chi2_contingency(correction=False)``) is asymptotically χ²(1) under H0, and the
     bins are independent given the bin sizes, so
 
@@ -353,10 +378,9 @@ def calibration_independence_test(
         frame[y_true].to_numpy(),
         frame[y_score].to_numpy(),
         labels.to_numpy(),
-        protected=protected,
-        unprotected=unprotected,
+        groups=groups,
         n_bins=n_bins,
         favorable=favorable,
         min_expected=min_expected,
-        stacklevel=4,  # the user's line, past the wrapper and this function
+        stacklevel=5,  # the user's line, past the two wrappers and this function
     )

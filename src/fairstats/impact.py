@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fairstats._best import FOUR_FIFTHS, best_intervals, family_holm, n_to_decide, selections_to_reverse
+from fairstats._deprecation import renamed_keywords
 from fairstats._proportions import fisher_test, pooled_z_test, ratio_score_interval
 from fairstats._result import Result
 from fairstats._validation import CheckedFrame, level_iv
@@ -260,27 +261,27 @@ def _declared_iv(categories, group_columns, table, unknown, missing_as_unknown, 
     return out
 
 
-def _selected_iv(table: pd.DataFrame, selected: str, favorable: object, where: str) -> np.ndarray:
-    """Each counted row's selection (``selected == favorable``), its column checked."""
-    values = table[selected]
+def _selected_iv(table: pd.DataFrame, column: str, favorable: object, where: str) -> np.ndarray:
+    """Each counted row's selection (``y_pred == favorable``), its column checked."""
+    values = table[column]
     distinct = pd.unique(values.to_numpy())
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
         bad = [v for v in distinct if v not in (0, 1)]
         if bad:
             value = bad[0].item() if isinstance(bad[0], np.generic) else bad[0]
             raise ValueError(
-                f"{where}: column {selected!r} (`selected`) must hold 0/1, got the value {value!r}; for a "
+                f"{where}: column {column!r} (`y_pred`) must hold 0/1, got the value {value!r}; for a "
                 "score pass `scoring_rate=True`"
             )
         if isinstance(favorable, bool) or favorable not in (0, 1):
             raise ValueError(
-                f"`favorable` must be 0 or 1 for the 0/1 column {selected!r}, got {favorable!r}"
+                f"`favorable` must be 0 or 1 for the 0/1 column {column!r}, got {favorable!r}"
             )
         return (values.to_numpy() == favorable)
     if not any(v == favorable for v in distinct):
         shown = sorted(str(v) for v in distinct)[:8]
         raise ValueError(
-            f"`favorable`: {favorable!r} does not occur in column {selected!r} (`selected`), whose values "
+            f"`favorable`: {favorable!r} does not occur in column {column!r} (`y_pred`), whose values "
             f"are {shown!r}"
         )
     return np.array([v == favorable for v in values.to_numpy()], dtype=bool)
@@ -302,7 +303,7 @@ def _score_iv(table: pd.DataFrame, score: str, where: str) -> tuple[np.ndarray, 
     values = table[score]
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         raise ValueError(
-            f"{where}: column {score!r} (`selected` with `scoring_rate=True`) must hold numeric scores, got "
+            f"{where}: column {score!r} (`y_pred` with `scoring_rate=True`) must hold numeric scores, got "
             f"{values.dtype}"
         )
     numbers_ = values.to_numpy(dtype=float)
@@ -389,11 +390,12 @@ def _same(value: object, unknown_value: object) -> bool:
 # --------------------------------------------------------------------------------------------------------
 
 
+@renamed_keywords(selected="y_pred")
 def impact_ratios(
     data: object,
     *,
     group: str | Sequence[str] | Sequence[str | Sequence[str]],
-    selected: str,
+    y_pred: str,
     reference: object = "max",
     favorable: object = 1,
     scoring_rate: bool = False,
@@ -409,25 +411,26 @@ def impact_ratios(
     ----------
     data : pandas.DataFrame, Counts or another engine's frame
         One row per person (polars, pyarrow, DuckDB, Spark frames are counted in their engine; a
-        :class:`fairstats.Counts` over the group columns and ``selected`` is used as it is).
+        :class:`fairstats.Counts` over the group columns and ``y_pred`` is used as it is).
     group : str, list of str, or list of groupings, keyword-only
         ``"sex"``: the categories of one column; ``["sex", "race"]``: the categories of their intersection
         (labelled as :meth:`fairstats.ContingencyTable.from_frame`); a list holding lists or tuples, e.g.
         ``["sex", "race", ("sex", "race")]``: each grouping in one call (LL144's sex, race/ethnicity and
         intersectional categories), all in one multiplicity family.
-    selected : str, keyword-only
-        The decision column: 0/1 (or bool), or labels of which ``favorable`` names the selected one; with
-        ``scoring_rate=True`` a numeric score.
+    y_pred : str, keyword-only
+        The decision column, as every function of fairstats names it: 0/1 (or bool), or labels of which
+        ``favorable`` names the selected one; with ``scoring_rate=True`` a numeric score. (Until 0.4 also
+        accepted as ``selected``, with a DeprecationWarning.)
     reference : "max", a category, or a dict grouping -> category, default "max"
         The category each rate is divided by: ``"max"`` the most selected category of each grouping (LL144's
         and the Uniform Guidelines' choice; the first in order on a tie), or a named category (the ratio may
         then exceed 1). With several groupings a dict keyed by grouping name (``"sex x race"``); groupings it
         does not name use ``"max"``.
     favorable : default 1
-        The value of ``selected`` that means selected (0 or 1 for a 0/1 column; a label otherwise, which
+        The value of ``y_pred`` that means selected (0 or 1 for a 0/1 column; a label otherwise, which
         must occur in the column).
     scoring_rate : bool, default False
-        ``selected`` is a score; a person counts as selected when the score is strictly above the median of
+        ``y_pred`` is a score; a person counts as selected when the score is strictly above the median of
         all people of the data (unknown categories included); ties at the median are not above, and their
         number is reported per category (``ties_at_median``).
     min_share : float, optional
@@ -460,11 +463,11 @@ def impact_ratios(
     ------
     ValueError
         Missing column; a missing group value without ``missing_as_unknown``; a missing or non-0/1 value of
-        ``selected``; ``favorable`` that does not occur; a score that is not a finite number; a named
+        ``y_pred``; ``favorable`` that does not occur; a score that is not a finite number; a named
         ``reference`` that is not a category with people, is unknown or is excluded by ``min_share``;
         ``min_share`` or ``alpha`` outside (0, 1); no rows.
     TypeError
-        ``group``, ``selected`` or a flag of the wrong type; ``data`` not a data frame.
+        ``group``, ``y_pred`` or a flag of the wrong type; ``data`` not a data frame.
 
     Warns
     -----
@@ -521,13 +524,13 @@ def impact_ratios(
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sex": ["F"] * 50 + ["M"] * 50,
     ...                    "hired": [1] * 15 + [0] * 35 + [1] * 25 + [0] * 25})
-    >>> res = impact_ratios(df, group="sex", selected="hired")
+    >>> res = impact_ratios(df, group="sex", y_pred="hired")
     >>> res.table[["category", "selection_rate", "impact_ratio", "four_fifths"]].to_numpy().tolist()
     [['F', 0.3, 0.6, 'inconclusive'], ['M', 0.5, 1.0, '']]
     """
     groupings = _groupings_iv(group)
-    if not isinstance(selected, str):
-        raise TypeError(f"`selected` must be one column name, got {selected!r}")
+    if not isinstance(y_pred, str):
+        raise TypeError(f"`y_pred` must be one column name, got {y_pred!r}")
     for name, flag in (("scoring_rate", scoring_rate), ("missing_as_unknown", missing_as_unknown)):
         if not isinstance(flag, bool):
             raise TypeError(f"`{name}` must be True or False, got {flag!r}")
@@ -537,20 +540,20 @@ def impact_ratios(
     unknown = _unknown_iv(unknown)
     references = _reference_iv(reference, groupings)
     group_columns = list(dict.fromkeys(c for g in groupings for c in g))
-    if selected in group_columns:
-        raise ValueError(f"`selected` {selected!r} is also a `group` column")
-    for c in [*group_columns, selected]:
+    if y_pred in group_columns:
+        raise ValueError(f"`y_pred` {y_pred!r} is also a `group` column")
+    for c in [*group_columns, y_pred]:
         if c == COUNT_COLUMN and not isinstance(data, Counts):
             raise ValueError(f"column {c!r}: {COUNT_COLUMN!r} is the count column of fairstats and cannot "
                              "be a group or decision column; rename it")
     where = "`data`"
-    table, declared = _count(data, [*group_columns, selected], where)
+    table, declared = _count(data, [*group_columns, y_pred], where)
     declared.update(_declared_iv(categories, group_columns, table, unknown, missing_as_unknown, where))
     counts = table[COUNT_COLUMN].to_numpy()
-    missing = _is_missing(table[selected].to_numpy(dtype=object))
+    missing = _is_missing(table[y_pred].to_numpy(dtype=object))
     if missing.any():
         raise ValueError(
-            f"{where}: column {selected!r} (`selected`) has {int(counts[missing].sum())} missing "
+            f"{where}: column {y_pred!r} (`y_pred`) has {int(counts[missing].sum())} missing "
             "value(s) (NaN)"
         )
     if not missing_as_unknown:
@@ -562,9 +565,9 @@ def impact_ratios(
                     "pass missing_as_unknown=True (CLI: --missing-as-unknown) to count them as unknown"
                 )
     if scoring_rate:
-        above, tied, median = _score_iv(table, selected, where)
+        above, tied, median = _score_iv(table, y_pred, where)
     else:
-        above = _selected_iv(table, selected, favorable, where)
+        above = _selected_iv(table, y_pred, favorable, where)
         tied, median = np.zeros(len(table), dtype=bool), float("nan")
     table = table.assign(**{_SELECTED: above.astype(np.int64), _TIED: tied.astype(np.int64)})
     total = int(counts.sum())

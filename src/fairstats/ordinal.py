@@ -21,14 +21,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._deprecation import attribute
+from fairstats._deprecation import REMOVAL, attribute
 from fairstats._result import Result
 from fairstats._validation import alternative_iv, level_iv
 from fairstats.levels import comparisons
 from fairstats.multiplicity import adjust_pvalues
 from fairstats.outcomes import UndefinedTestWarning
 
-__all__ = ["LinearByLinearResult", "linear_by_linear_test", "ordinal_shift_tests"]
+__all__ = ["LinearByLinearResult", "OrdinalShiftTestsResult", "linear_by_linear_test", "ordinal_shift_tests"]
 
 
 def __getattr__(name: str) -> object:
@@ -71,6 +71,61 @@ class LinearByLinearResult(Result):
     reason: str
 
     _record = ("statistic", "zscore", "pvalue", "df", "correlation", "n", "alternative", "reason")
+
+
+@dataclass(frozen=True, eq=False)
+class OrdinalShiftTestsResult(Result):
+    r"""Result of :func:`ordinal_shift_tests`: is each group's decision shifted against the reference's?
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (group, condition): ``group, reference, condition`` (``"all"`` or ``"y_true=<level>"``),
+        ``n_group, n_reference, mean_score_group, mean_score_reference`` (mean decision score), ``estimate``
+        (their difference), ``statistic`` (:math:`M^2`), ``zscore`` (positive: the group's decisions are
+        higher), ``df``, ``pvalue``, ``correlation``, ``reason`` (why the test is undefined, else ""),
+        ``method``, ``pvalue_adj`` (Holm over the table) and ``significant_adj``.
+    reference : object
+        The reference group.
+    alpha : float
+        Level of Holm's adjustment (the whole table is one family).
+    scores : tuple of float
+        The decision levels' scores, in the levels' order.
+
+    Until 0.4 the result also answers as the DataFrame :func:`ordinal_shift_tests` returned before 0.3
+    (``result["pvalue"]``, ``result.query(...)``, ``result.assign(...)``: the table's), with a
+    :class:`DeprecationWarning`; use ``result.table``. It is not a DataFrame (``isinstance``, ``len``,
+    ``pandas.concat`` and ``result.reference``, now the reference group, not its column, see
+    ``docs/migration.rst``).
+    """
+
+    table: pd.DataFrame
+    reference: object
+    alpha: float
+    scores: tuple[float, ...]
+
+    _table = "table"
+
+    def _forwarded(self, what: str) -> pd.DataFrame:
+        warnings.warn(
+            f"ordinal_shift_tests returns an OrdinalShiftTestsResult since fairstats 0.3, no longer a "
+            f"DataFrame: use .table{what} (the DataFrame's {what} on the result goes in {REMOVAL})",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return self.table
+
+    def __getattr__(self, name: str) -> object:
+        # only what a DataFrame has and the result does not (a field, a method of Result, a private name
+        # is never forwarded: copy and pickle look those up before the fields exist)
+        if name.startswith("_") or name in ("table", "reference", "alpha", "scores"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if not hasattr(pd.DataFrame, name) and name not in self.table.columns:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self._forwarded(f".{name}"), name)
+
+    def __getitem__(self, key: object) -> object:
+        return self._forwarded("[...]")[key]
 
 
 def _scores_iv(scores: object, size: int, name: str) -> np.ndarray:
@@ -191,7 +246,7 @@ def ordinal_shift_tests(
     by_outcome: bool = True,
     scores: Sequence[float] | None = None,
     alpha: float = 0.05,
-) -> pd.DataFrame:
+) -> OrdinalShiftTestsResult:
     r"""Are a group's decisions shifted up or down against the reference group's? One test per group.
 
     Parameters
@@ -210,11 +265,9 @@ def ordinal_shift_tests(
 
     Returns
     -------
-    pandas.DataFrame
-        One row per (group, condition): ``group, reference, condition, n_group, n_reference,
-        mean_score_group, mean_score_reference`` (mean decision score), ``estimate`` (their difference),
-        ``statistic`` (:math:`M^2`), ``zscore`` (positive: the group's decisions are higher), ``df``,
-        ``pvalue``, ``correlation``, ``reason``, ``pvalue_adj`` (Holm), ``significant_adj``, ``method``.
+    OrdinalShiftTestsResult
+        Its ``table`` has one row per (group, condition) (see :class:`OrdinalShiftTestsResult`); before
+        0.3 the function returned that table itself.
 
     Warns
     -----
@@ -288,4 +341,6 @@ def ordinal_shift_tests(
     if len(out):
         out = adjust_pvalues(out, method="holm", pvalue="pvalue", alpha=alpha, suffix="adj")
         out = out.drop(columns=["family_size_adj"])
-    return out
+    return OrdinalShiftTestsResult(
+        table=out, reference=reference, alpha=alpha, scores=tuple(float(x) for x in col_scores)
+    )

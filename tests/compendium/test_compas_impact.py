@@ -26,7 +26,7 @@ def example():
 
 def test_committed_table_is_the_librarys_on_the_filtered_people(example):
     frame, spec, committed = example
-    result = impact_ratios(frame, group=["sex", "race", ("sex", "race")], selected=spec["decision"],
+    result = impact_ratios(frame, group=["sex", "race", ("sex", "race")], y_pred=spec["decision"],
                            favorable=spec["favorable"], min_share=spec["min_share"], alpha=spec["alpha"])
     expected = result.to_frame()
     assert list(committed.columns) == list(expected.columns)

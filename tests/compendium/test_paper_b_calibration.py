@@ -125,8 +125,9 @@ def test_other_groups_are_ignored(two_bins):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"protected": "X"}, "`protected` group 'X' does not occur"),
-        ({"unprotected": "B"}, "`protected` and `unprotected` must differ"),
+        # checked by the library's calibration_independence_test, whose pair is `groups=(a, b)`
+        ({"protected": "X"}, "`groups`: group 'X' does not occur"),
+        ({"unprotected": "B"}, "`groups`: the two groups must differ"),
         ({"n_bins": 0}, "`n_bins` must be a positive integer, got 0"),
         ({"favorable": 2}, "`favorable` must be 0 or 1"),
     ],

@@ -24,7 +24,7 @@ import pytest
 import fairstats
 from fairstats.auditing import AuditError, cli
 
-BASE = {"task": "comparison", "group": "race", "y_true": "y", "y_pred": "new", "baseline": "old"}
+BASE = {"task": "comparison", "group": "race", "y_true": "y", "y_pred": "new", "y_pred_baseline": "old"}
 
 
 def _people(n: int = 2500, seed: int = 42) -> pd.DataFrame:
@@ -76,7 +76,7 @@ def _main(argv: list) -> tuple[int, str, str]:
 
 def test_the_task_computes_what_the_library_computes(people):
     """The audit's table is fairstats.disparity_change per grouping, combined (Holm over both groupings)."""
-    got = _audit(people, group=["race", "sex"], y_score="s_new", baseline_score="s_old")
+    got = _audit(people, group=["race", "sex"], y_score="s_new", y_score_baseline="s_old")
     kw = dict(y_true="y", y_pred="new", y_pred_baseline="old", y_score="s_new", y_score_baseline="s_old")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -91,7 +91,7 @@ def test_the_task_computes_what_the_library_computes(people):
 
 def test_a_planted_change_is_less_fair_and_the_swapped_models_fairer(people):
     forward = _audit(people)
-    swapped = _audit(people, y_pred="old", baseline="new")
+    swapped = _audit(people, y_pred="old", y_pred_baseline="new")
     row, back = _row(forward, "ppr"), _row(swapped, "ppr")
     assert row["value_baseline"] == pytest.approx(-0.1, abs=0.04)
     assert row["value"] == pytest.approx(-0.4, abs=0.04)
@@ -112,7 +112,7 @@ def test_the_labels_are_mapped_like_the_decisions(people):
     pd.testing.assert_frame_equal(a.table[numbers], b.table[numbers])
     assert b.labels == ("hire", "reject")
     bad = text.assign(old=text["old"].where(text.index != 7, "unsure"))
-    with pytest.raises(AuditError, match=r"--baseline: column 'old' has label 'unsure' \(on row 8 of "):
+    with pytest.raises(AuditError, match=r"--y-pred-baseline: column 'old' has label 'unsure' \(on row 8 "):
         _audit(bad, favorable="hire")
     flipped = _audit(people, favorable="0")  # the other label favourable: every rate is the other one's
     assert _row(flipped, "ppr")["value"] == pytest.approx(-_row(a, "ppr")["value"], abs=1e-12)
@@ -155,7 +155,7 @@ def test_metrics_choose_the_family_that_holm_adjusts(people):
         _audit(people, metrics=["ppr", "auc"])
     with pytest.raises(AuditError, match=r"--metrics: must be among .*got 'ppx'"):
         _audit(people, metrics="ppx")
-    scored = _audit(people, metrics="auc", y_score="s_new", baseline_score="s_old")
+    scored = _audit(people, metrics="auc", y_score="s_new", y_score_baseline="s_old")
     assert set(scored.table.loc[scored.table["family"] == "fairness", "metric"]) == {"auc"}
 
 
@@ -163,8 +163,8 @@ def test_counts_give_the_rows_numbers(people, tmp_path):
     people.to_csv(tmp_path / "people.csv", index=False)
     counted = people.groupby(["race", "y", "old", "new"]).size().rename("n").reset_index()
     counted.to_csv(tmp_path / "counts.csv", index=False)
-    args = ["--task", "comparison", "--group", "race", "--y-true", "y", "--y-pred", "new", "--baseline",
-            "old"]  # fmt: skip
+    args = ["--task", "comparison", "--group", "race", "--y-true", "y", "--y-pred", "new",
+            "--y-pred-baseline", "old"]  # fmt: skip
     assert _main(["audit", tmp_path / "people.csv", *args, "--out", tmp_path / "a"])[0] == 0
     status, _, err = _main(["audit", "--counts", tmp_path / "counts.csv", *args, "--out", tmp_path / "b"])
     assert status == 0, err
@@ -176,7 +176,7 @@ def test_a_polars_frame_gives_the_pandas_numbers_per_person_too(people):
     """Counted in polars (decisions only) and collected per person (folds and scores): the pandas numbers.
     The other engines and input kinds, counted: test_inputs_by_task.py; Spark: test_engines_spark.py."""
     pl = pytest.importorskip("polars")  # the [polars] extra, installed by make test
-    for extra in ({}, {"fold": "fold"}, {"y_score": "s_new", "baseline_score": "s_old"}):
+    for extra in ({}, {"fold": "fold"}, {"y_score": "s_new", "y_score_baseline": "s_old"}):
         expected, got = _audit(people, **extra), _audit(pl.from_pandas(people).lazy(), **extra)
         assert got.n == expected.n == len(people)
         numbers = expected.table.select_dtypes(include="number").columns
@@ -193,11 +193,11 @@ def test_fail_on_exits_3_when_a_change_is_less_fair_only(people, tmp_path):
     path = tmp_path / "people.csv"
     people.to_csv(path, index=False)
     args = ["--task", "comparison", "--group", "race", "--y-true", "y", "--fail-on", "disparity"]
-    status, stdout, err = _main(["audit", path, *args, "--y-pred", "new", "--baseline", "old", "--out",
+    status, stdout, err = _main(["audit", path, *args, "--y-pred", "new", "--y-pred-baseline", "old", "--out",
                                  tmp_path / "a"])  # fmt: skip
     assert status == 3, err
     assert (tmp_path / "a" / "report.html").exists() and "less fair" in stdout
-    status, _, err = _main(["audit", path, *args, "--y-pred", "old", "--baseline", "new", "--out",
+    status, _, err = _main(["audit", path, *args, "--y-pred", "old", "--y-pred-baseline", "new", "--out",
                             tmp_path / "b"])  # fmt: skip
     assert status == 0, err
     assert "fairer" in set(pd.read_csv(tmp_path / "b" / "disparity_change.csv")["verdict"])
@@ -207,11 +207,12 @@ def test_json_gives_both_models_rates_as_numbers(people, tmp_path):
     path = tmp_path / "people.csv"
     people.to_csv(path, index=False)
     status, stdout, err = _main(["audit", path, "--task", "comparison", "--group", "race", "--y-true", "y",
-                                 "--y-pred", "new", "--baseline", "old", "--json", "--out", tmp_path / "o"])
+                                 "--y-pred", "new", "--y-pred-baseline", "old", "--json",
+                                 "--out", tmp_path / "o"])  # fmt: skip
     assert status == 0, err
     shown = json.loads(stdout)
     assert shown["task"] == "comparison" and shown["has_disparity"] is True
-    assert shown["options"]["baseline"] == "old" and shown["inference"] == "people"
+    assert shown["options"]["y_pred_baseline"] == "old" and shown["inference"] == "people"
     (race,) = shown["groupings"]
     b = people[people["race"] == "B"]
     assert race["reference"] == "A"
@@ -226,17 +227,19 @@ def test_json_gives_both_models_rates_as_numbers(people, tmp_path):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--baseline", "old"], "--baseline does not apply to the audit of decisions (it applies to --task "
-                            "comparison)"),
-    (["--task", "comparison"], "the following arguments are required for --task comparison: --baseline"),
-    (["--task", "comparison", "--baseline", "old", "--y-score", "s_new"], "give --y-score with "
-                                                                          "--baseline-score, or neither"),
-    (["--task", "comparison", "--baseline", "old", "--baseline-score", "s_old"], "--baseline-score needs "
-                                                                                 "--y-score"),
-    (["--task", "comparison", "--baseline", "new"], "--baseline 'new' is also given as --y-pred"),
-    (["--task", "comparison", "--baseline", "od"], "--baseline: column 'od' not found in people.csv; did you "
-                                                   "mean 'old'?"),
-    (["--task", "comparison", "--baseline", "old", "--seed", "3"], "--seed does not apply to --task "
+    (["--y-pred-baseline", "old"], "--y-pred-baseline does not apply to the audit of decisions (it applies "
+                                   "to --task comparison)"),
+    (["--task", "comparison"], "the following arguments are required for --task comparison: "
+                               "--y-pred-baseline"),
+    (["--task", "comparison", "--y-pred-baseline", "old", "--y-score", "s_new"],
+     "give --y-score with --y-score-baseline, or neither"),
+    (["--task", "comparison", "--y-pred-baseline", "old", "--y-score-baseline", "s_old"],
+     "--y-score-baseline needs --y-score"),
+    (["--task", "comparison", "--y-pred-baseline", "new"],
+     "--y-pred-baseline 'new' is also given as --y-pred"),
+    (["--task", "comparison", "--y-pred-baseline", "od"],
+     "--y-pred-baseline: column 'od' not found in people.csv; did you mean 'old'?"),
+    (["--task", "comparison", "--y-pred-baseline", "old", "--seed", "3"], "--seed does not apply to --task "
                                                                    "comparison"),
 ])  # fmt: skip
 def test_bad_options_are_one_line_exit_2_and_nothing_written(people, tmp_path, args, message):
@@ -252,7 +255,7 @@ def test_the_baseline_labels_are_checked_with_a_hint_that_applies_to_the_task(pe
     """A baseline with a third value is named, with the decision rule that makes both models' decisions
     (not --decision-levels or --task regression, which do not apply here); --favorable is looked up in the
     baseline's labels too."""
-    with pytest.raises(AuditError, match=r"--baseline: column 'old' has label '2' .*make both models' "
+    with pytest.raises(AuditError, match=r"--y-pred-baseline: column 'old' has label '2' .*make both models' "
                                          r"decisions with --y-pred-threshold T"):
         _audit(people.assign(old=people["old"].where(people.index != 9, 2)))
     text = people.assign(**{c: np.where(people[c] == 1, "High", "Low") for c in ("y", "new")},
@@ -260,12 +263,12 @@ def test_the_baseline_labels_are_checked_with_a_hint_that_applies_to_the_task(pe
     with pytest.raises(AuditError, match=r"make both models' decisions with --y-pred-positive L1,L2"):
         _audit(text, favorable="High")
     with pytest.raises(AuditError, match=r"--favorable 'yes' never occurs in --y-true 'y', --y-pred 'new' or "
-                                         r"--baseline 'old'"):
+                                         r"--y-pred-baseline 'old'"):
         _audit(people, favorable="yes")
 
 
 def test_a_missing_baseline_decision_is_named(people):
-    with pytest.raises(AuditError, match=r"--baseline: column 'old' has 1 missing value\(s\)"):
+    with pytest.raises(AuditError, match=r"--y-pred-baseline: column 'old' has 1 missing value\(s\)"):
         _audit(people.assign(old=people["old"].where(people.index != 3)))
 
 
@@ -315,7 +318,8 @@ def test_hostile_labels_and_names_are_shown_as_text(tmp_path):
     data.to_csv(path, index=False)
     out = tmp_path / "audit"
     status, stdout, err = _main(["audit", path, "--task", "comparison", "--group", HOSTILE_COLUMN, "--y-true",
-                                 "y", "--y-pred", "new", "--baseline", "o|ld`", "--out", out])  # fmt: skip
+                                 "y", "--y-pred", "new", "--y-pred-baseline", "o|ld`",
+                                 "--out", out])  # fmt: skip
     assert status == 0, err
     assert "\n## Conclusion" not in stdout
     shown = _safe((out / "report.html").read_text(encoding="utf-8"))
@@ -332,7 +336,7 @@ def test_hostile_labels_and_names_are_shown_as_text(tmp_path):
     cells = set(table["group"]) | set(table["reference"])
     assert "'=HYPERLINK(\"http://x\")" in cells and not any(c.startswith("=") for c in cells)
     html = fairstats.audit(data, task="comparison", group=HOSTILE_COLUMN, y_true="y", y_pred="new",
-                           baseline="o|ld`")._repr_html_()  # fmt: skip
+                           y_pred_baseline="o|ld`")._repr_html_()  # fmt: skip
     assert "<script>" not in html and "&lt;script&gt;" in html
 
 

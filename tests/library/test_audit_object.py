@@ -11,7 +11,7 @@ import fairstats
 from fairstats.auditing import Audit, AuditError, cli
 from fairstats.auditing.folder import MANIFEST
 
-OPTIONS = {"n_resamples": 99, "seed": 3}
+OPTIONS = {"n_resamples": 99, "rng": 3}
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +107,23 @@ def test_counts_give_the_same_tables_as_rows(compas):
     counted = fairstats.audit(counts, group="race", y_true="y_true", y_pred="y_pred", favorable=0, **OPTIONS)
     pd.testing.assert_frame_equal(rows.equal_confusion, counted.equal_confusion)
     np.testing.assert_allclose(rows.tests["estimate"], counted.tests["estimate"], rtol=1e-12)
+
+
+def test_rng_is_the_seed_and_seed_its_old_name_until_0_4():
+    """``rng`` (the seed's name in every resampling function) is the command line's --seed: an integer, which
+    the report records; ``seed`` (before 0.3) warns and gives the same audit; a Generator is refused, since
+    the report could not record it."""
+    frame = pd.DataFrame({"g": ["a", "b"] * 60, "t": [0, 1, 1, 0] * 30, "p": [0, 1, 0, 1, 1, 1] * 20})
+    args = {"group": "g", "y_true": "t", "y_pred": "p", "n_resamples": 99}
+    new = fairstats.audit(frame, rng=11, **args)
+    assert new.options.seed == 11 and new.to_dict()["options"]["rng"] == 11
+    assert "rng=11" in new.command
+    with pytest.warns(DeprecationWarning, match=r"`seed` of fairstats.audit .* use `rng`$"):
+        old = fairstats.audit(frame, seed=11, **args)
+    pd.testing.assert_frame_equal(old.tests, new.tests)
+    other = fairstats.audit(frame, rng=12, **args)
+    assert not other.tests["ci_low"].equals(new.tests["ci_low"])  # the seed changes the bootstrap's draws
+    with pytest.raises(TypeError, match="got both `seed` .* and `rng`"):
+        fairstats.audit(frame, seed=11, rng=11, **args)
+    with pytest.raises(AuditError, match="--seed: must be a non-negative integer, got a Generator: the"):
+        fairstats.audit(frame, rng=np.random.default_rng(11), **args)

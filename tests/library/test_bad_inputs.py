@@ -61,7 +61,7 @@ def _gm(data, **kw):
 
 
 def _cal(y_true=Y, y_score=SCORE, group=GROUP, **kw):
-    kw = {"protected": "BLACK", "unprotected": "WHITE", **kw}
+    kw = {"groups": ("BLACK", "WHITE"), **kw}
     data = pd.DataFrame({"group": group, "y_true": y_true, "y_score": y_score})
     columns = {"group": "group", "y_true": "y_true", "y_score": "y_score"}
     return calibration.calibration_independence_test(data, **columns, **kw)
@@ -260,16 +260,16 @@ LIBRARY: list[tuple[str, Any, type[Exception], str]] = [
         "calibration: missing column",
         lambda c: calibration.calibration_independence_test(
             pd.DataFrame({"g": GROUP, "y": Y, "s": SCORE}), group="g", y_true="y", y_score="score",
-            protected="BLACK", unprotected="WHITE",
+            groups=("BLACK", "WHITE"),
         ),  # fmt: skip
         ValueError,
         r"`data`: missing column\(s\) 'score'",
     ),
     (
         "calibration: unseen group",
-        lambda c: _cal(protected="HISPANIC"),
+        lambda c: _cal(groups=("HISPANIC", "WHITE")),
         ValueError,
-        r"`protected` group 'HISPANIC' does not occur",
+        r"`groups`: group 'HISPANIC' does not occur",
     ),
     (
         "calibration: non-binary outcome",

@@ -39,7 +39,7 @@ def test_independence_test_matches_scipy_and_statsmodels():
     g = rng.choice(["BLACK", "WHITE"], n)
     y = (rng.random(n) < score + 0.05 * (g == "BLACK")).astype(int)
     data = pd.DataFrame({"race": g, "y_true": y, "y_score": score})
-    r = calibration_independence_test(data, **COLS, protected="BLACK", unprotected="WHITE", n_bins=5)
+    r = calibration_independence_test(data, **COLS, groups=("BLACK", "WHITE"), n_bins=5)
     bins = np.minimum((score * 5).astype(int), 4)  # equal-width bins of width 0.2
     tables, total = [], 0.0
     for j in range(5):
@@ -65,7 +65,7 @@ def test_independence_test_leaves_out_small_bins():
     )
     df = pd.DataFrame(rows, columns=["race", "y_score", "y_true"])
     with pytest.warns(SmallExpectedCountWarning, match="bins \\[1\\]"):
-        r = calibration_independence_test(df, **COLS, protected="B", unprotected="W", n_bins=2)
+        r = calibration_independence_test(df, **COLS, groups=("B", "W"), n_bins=2)
     assert r.table["used"].tolist() == [True, False]
     assert r.df == 1
     expected = chi2_contingency(np.array([[20, 20], [10, 30]]), correction=False).statistic
@@ -84,7 +84,7 @@ def test_independence_bins_are_correctly_rounded_fractions():
     df = pd.DataFrame(rows, columns=["race", "y_score", "y_true"])
     with pytest.warns(SmallExpectedCountWarning):
         r = calibration_independence_test(
-            df, **COLS, protected="B", unprotected="W", n_bins=10, min_expected=1
+            df, **COLS, groups=("B", "W"), n_bins=10, min_expected=1
         )
     counts = r.table.set_index("bin")["n_protected"]
     assert (counts[3], counts[2], counts[9]) == (10, 0, 10)
@@ -92,7 +92,7 @@ def test_independence_bins_are_correctly_rounded_fractions():
 
 def test_other_groups_are_ignored(two_bins):
     extra = pd.DataFrame([("HISPANIC", 0.2, 1)] * 5, columns=two_bins.columns)
-    opts = {"protected": "B", "unprotected": "W", "n_bins": 2, "favorable": 0, "min_expected": 1}
+    opts = {"groups": ("B", "W"), "n_bins": 2, "favorable": 0, "min_expected": 1}
     a = calibration_independence_test(two_bins, **COLS, **opts)
     b = calibration_independence_test(pd.concat([two_bins, extra]), **COLS, **opts)
     assert a.statistic == b.statistic and a.cmh_statistic == b.cmh_statistic
@@ -101,20 +101,20 @@ def test_other_groups_are_ignored(two_bins):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"protected": "X"}, "`protected` group 'X' does not occur"),
-        ({"unprotected": "B"}, "`protected` and `unprotected` must differ"),
+        ({"groups": ("X", "W")}, "`groups`: group 'X' does not occur"),
+        ({"groups": ("B", "B")}, "`groups`: the two groups must differ"),
         ({"n_bins": 0}, "`n_bins` must be a positive integer, got 0"),
         ({"favorable": 2}, "`favorable` must be 0 or 1"),
     ],
 )
 def test_bad_options(two_bins, kwargs, match):
-    opts = {"protected": "B", "unprotected": "W", "n_bins": 2} | kwargs
+    opts = {"groups": ("B", "W"), "n_bins": 2} | kwargs
     with pytest.raises(ValueError, match=match):
         calibration_independence_test(two_bins, **COLS, **opts)
 
 
 def test_bad_data(two_bins):
-    opts = {**COLS, "protected": "B", "unprotected": "W"}
+    opts = {**COLS, "groups": ("B", "W")}
     y, s = two_bins["y_true"], two_bins["y_score"]
     with pytest.raises(ValueError, match="`y_true` must be binary 0/1, got 2 at position 0"):
         calibration_independence_test(two_bins.assign(y_true=y.replace(0, 2)), **opts)
@@ -132,14 +132,14 @@ def test_intersectional_groups_are_named_as_the_contingency_table_names_them(two
     data = two_bins.assign(sex="F")
     opts = {"y_true": "y_true", "y_score": "y_score", "n_bins": 2, "favorable": 0, "min_expected": 1}
     a = calibration_independence_test(
-        data, group=["race", "sex"], protected="B - F", unprotected="W - F", **opts
+        data, group=["race", "sex"], groups=("B - F", "W - F"), **opts
     )
-    b = calibration_independence_test(data, group="race", protected="B", unprotected="W", **opts)
-    assert a.to_record() == {**b.to_record(), "protected": "B - F", "unprotected": "W - F"}
+    b = calibration_independence_test(data, group="race", groups=("B", "W"), **opts)
+    assert a.to_record() == {**b.to_record(), "group_a": "B - F", "group_b": "W - F"}
 
 
 def test_the_call_with_arrays_warns_until_0_4_and_answers_the_same(two_bins):
-    opts = {"protected": "B", "unprotected": "W", "n_bins": 2, "favorable": 0, "min_expected": 1}
+    opts = {"groups": ("B", "W"), "n_bins": 2, "favorable": 0, "min_expected": 1}
     new = calibration_independence_test(two_bins, **COLS, **opts)
     y, s, g = two_bins["y_true"], two_bins["y_score"], two_bins["race"]
     said = (r"^fairstats\.calibration_independence_test with arrays is deprecated since fairstats 0\.3 and "
@@ -154,3 +154,27 @@ def test_the_call_with_arrays_warns_until_0_4_and_answers_the_same(two_bins):
         assert caught[0].filename == __file__
         assert old.to_record() == new.to_record()
         pd.testing.assert_frame_equal(old.table, new.table, check_exact=True)
+
+
+def test_protected_and_unprotected_are_the_old_names_of_groups_until_0_4(two_bins):
+    """``protected=a, unprotected=b`` (before 0.3) is ``groups=(a, b)``, the pair's name in every function of
+    two groups: it warns and gives the same test; the result's ``protected``/``unprotected`` are
+    ``group_a``/``group_b`` with a warning; half a pair, or both spellings at once, is a TypeError."""
+    args = {"n_bins": 2, "favorable": 0, "min_expected": 1}
+    new = calibration_independence_test(two_bins, **COLS, groups=("B", "W"), **args)
+    assert (new.group_a, new.group_b) == ("B", "W")
+    with pytest.warns(DeprecationWarning, match=r"`protected` and `unprotected` of "
+                      r"fairstats.calibration_independence_test .* use `groups=\(protected, unprotected\)`$"):
+        old = calibration_independence_test(two_bins, **COLS, protected="B", unprotected="W", **args)
+    assert old.to_record() == new.to_record()
+    pd.testing.assert_frame_equal(old.table, new.table)
+    with pytest.warns(DeprecationWarning, match="use `group_a`"):
+        assert new.protected == "B"
+    with pytest.warns(DeprecationWarning, match="use `group_b`"):
+        assert new.unprotected == "W"
+    with pytest.raises(TypeError, match="got `protected` without its pair"):
+        calibration_independence_test(two_bins, **COLS, protected="B", **args)
+    with pytest.raises(TypeError, match="got both `protected` .* and `groups`"):
+        calibration_independence_test(two_bins, **COLS, protected="B", unprotected="W", groups=("B", "W"))
+    with pytest.raises(TypeError, match=r"`groups` must be a pair \(a, b\) of group labels, got 'BW'"):
+        calibration_independence_test(two_bins, **COLS, groups="BW")

@@ -65,7 +65,7 @@ def test_every_audit_task_on_a_spark_frame_gives_the_pandas_tables(spark, task):
         "decisions": dict(group="g", y_true="y", y_pred="p", n_resamples=199),
         "impact_ratios": dict(group="g", y_pred="p"),
         "regression": dict(group="g", y_true="y_num", y_pred="p_num", n_resamples=199),
-        "comparison": dict(group="g", y_true="y", y_pred="p", baseline="p_old"),
+        "comparison": dict(group="g", y_true="y", y_pred="p", y_pred_baseline="p_old"),
     }[task]
     ours = fs.audit(frame, task=task, where="age > 30", **options)
     ref = fs.audit(people, task=task, where="age > 30", **options)

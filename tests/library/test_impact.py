@@ -53,7 +53,7 @@ KNOWN = {"A": (60, 100), "B": (45, 100), "C": (20, 50), "D": (9, 30)}  # rates 0
 def test_rates_ratios_and_companions_equal_hand_computation():
     """Against the named reference A (the most selected; with reference="max" the family is every pair, see
     test_most_selected_reference_takes_every_pair_of_categories)."""
-    result = impact_ratios(_people(KNOWN), group="g", selected="s", reference="A")
+    result = impact_ratios(_people(KNOWN), group="g", y_pred="s", reference="A")
     table = result.table
     assert list(table["category"]) == ["A", "B", "C", "D"]
     assert list(table["role"]) == ["reference", "compared", "compared", "compared"]
@@ -89,7 +89,7 @@ def test_rates_ratios_and_companions_equal_hand_computation():
 
 
 def test_interval_is_the_inverted_miettinen_nurminen_score_test():
-    result = impact_ratios(_people(KNOWN), group="g", selected="s", reference="A")
+    result = impact_ratios(_people(KNOWN), group="g", y_pred="s", reference="A")
     alpha_each = 0.05 / 3
     xa, na = KNOWN["A"]
     for category in "BCD":
@@ -112,7 +112,7 @@ def test_most_selected_reference_takes_every_pair_of_categories():
     [min_h L_gh, min(1, min_h U_gh)] over the score intervals of every pair at 1 - 0.05 / 6, computed here
     with statsmodels' closed form (Koopman by Nam's cubic, with the N / (N - 1) correction: another code
     path than the library's inverted score test); the z and Fisher p-values are Holm's over the 6 pairs."""
-    result = impact_ratios(_people(KNOWN), group="g", selected="s")
+    result = impact_ratios(_people(KNOWN), group="g", y_pred="s")
     assert result.references == {"g": "A"} and result.family_size == 6
     assert result.confidence_level == pytest.approx(1 - 0.05 / 6)
     labels = list(KNOWN)
@@ -148,7 +148,7 @@ def test_most_selected_reference_takes_every_pair_of_categories():
 def test_a_category_without_selections_bounds_the_others_by_the_reciprocal_interval():
     """A pair whose second category has no selection: its interval is the reciprocal of the other way round
     (the score statistic of p_h / p_g is that of p_g / p_h with the sign changed)."""
-    result = impact_ratios(_people({"a": (30, 60), "b": (0, 10), "c": (20, 60)}), group="g", selected="s")
+    result = impact_ratios(_people({"a": (30, 60), "b": (0, 10), "c": (20, 60)}), group="g", y_pred="s")
     each = 0.05 / 3
     low_ba, high_ba = _ratio_interval(0.0, 10.0, 30.0, 60.0, each)
     _, high_bc = _ratio_interval(0.0, 10.0, 20.0, 60.0, each)
@@ -202,13 +202,13 @@ def test_interval_stays_right_where_the_closed_form_breaks():
 
 
 def test_three_verdicts_in_held_out_cases():
-    below = impact_ratios(_people({"r": (600, 1000), "a": (300, 1000)}), group="g", selected="s")
+    below = impact_ratios(_people({"r": (600, 1000), "a": (300, 1000)}), group="g", y_pred="s")
     assert _row(below, "a")["four_fifths"] == "below 4/5"
     assert _row(below, "a")["impact_ratio_ci_high"] < 0.8
-    above = impact_ratios(_people({"r": (500, 1000), "a": (480, 1000)}), group="g", selected="s")
+    above = impact_ratios(_people({"r": (500, 1000), "a": (480, 1000)}), group="g", y_pred="s")
     assert _row(above, "a")["four_fifths"] == "at or above 4/5"
     assert _row(above, "a")["impact_ratio_ci_low"] >= 0.8
-    unsure = impact_ratios(_people({"r": (25, 50), "a": (15, 50)}), group="g", selected="s")
+    unsure = impact_ratios(_people({"r": (25, 50), "a": (15, 50)}), group="g", y_pred="s")
     row = _row(unsure, "a")
     assert row["four_fifths"] == "inconclusive" and row["ratio_below_four_fifths"]
     assert row["impact_ratio_ci_low"] < 0.8 <= row["impact_ratio_ci_high"]
@@ -216,9 +216,9 @@ def test_three_verdicts_in_held_out_cases():
     # the same rates decide it at n_to_decide people (the reference grown alike), not below
     n = int(row["n_to_decide"])
     assert n == 150
-    decided = impact_ratios(_people({"r": (75, 150), "a": (45, 150)}), group="g", selected="s")
+    decided = impact_ratios(_people({"r": (75, 150), "a": (45, 150)}), group="g", y_pred="s")
     assert _row(decided, "a")["four_fifths"] == "below 4/5"
-    smaller = impact_ratios(_people({"r": (70, 140), "a": (42, 140)}), group="g", selected="s")
+    smaller = impact_ratios(_people({"r": (70, 140), "a": (42, 140)}), group="g", y_pred="s")
     assert _row(smaller, "a")["four_fifths"] == "inconclusive"
     k = (n - 1) / 50  # one person fewer, counts scaled: the interval still reaches 0.8
     assert _ratio_interval(15 * k, 50 * k, 25 * k, 50 * k, 0.05)[1] >= 0.8
@@ -228,21 +228,21 @@ def test_three_verdicts_in_held_out_cases():
 def test_verdicts_use_the_family_level_interval():
     # alone, 34 of 100 against 60 of 100 is below 4/5 at 95 % (upper 0.771); among 3 comparisons with the
     # named reference (98.33 % each, upper 0.824) it is not, nor among the 6 pairs of "max" (99.17 % each)
-    alone = impact_ratios(_people({"r": (60, 100), "a": (34, 100)}), group="g", selected="s")
+    alone = impact_ratios(_people({"r": (60, 100), "a": (34, 100)}), group="g", y_pred="s")
     assert _row(alone, "a")["four_fifths"] == "below 4/5"
     four = _people({"r": (60, 100), "a": (34, 100), "b": (58, 100), "c": (57, 100)})
-    family = impact_ratios(four, group="g", selected="s", reference="r")
+    family = impact_ratios(four, group="g", y_pred="s", reference="r")
     assert family.family_size == 3
     assert _row(family, "a")["ci_level"] == pytest.approx(1 - 0.05 / 3)
     assert _row(family, "a")["four_fifths"] == "inconclusive"
-    pairs = impact_ratios(four, group="g", selected="s")
+    pairs = impact_ratios(four, group="g", y_pred="s")
     assert pairs.family_size == 6 and pairs.confidence_level == pytest.approx(1 - 0.05 / 6)
     assert _row(pairs, "a")["four_fifths"] == "inconclusive"
 
 
 def test_one_selection_reverses_and_shortfall():
     result = impact_ratios(_people({"r": (10, 20), "a": (7, 20), "b": (8, 20), "c": (2, 20)}),
-                           group="g", selected="s")
+                           group="g", y_pred="s")
     a, b, c = (_row(result, x) for x in "abc")
     assert a["ratio_below_four_fifths"] and a["selections_to_reverse"] == 1 and a["reversed_by_one"]
     assert a["shortfall"] == pytest.approx(3.0)
@@ -253,12 +253,12 @@ def test_one_selection_reverses_and_shortfall():
 
 
 def test_named_reference_gives_ratios_above_one():
-    result = impact_ratios(_people(KNOWN), group="g", selected="s", reference="C")
+    result = impact_ratios(_people(KNOWN), group="g", y_pred="s", reference="C")
     assert result.references == {"g": "C"}
     assert _row(result, "A")["impact_ratio"] == pytest.approx(1.5)
     assert _row(result, "C")["role"] == "reference"
     with pytest.raises(ValueError, match=r"`reference` 'Z' is not a compared category of 'g'"):
-        impact_ratios(_people(KNOWN), group="g", selected="s", reference="Z")
+        impact_ratios(_people(KNOWN), group="g", y_pred="s", reference="Z")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -280,7 +280,7 @@ def test_sex_race_and_intersection_in_one_call_with_unknowns_and_the_two_percent
     df = _applicants()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing undefined here
-        result = impact_ratios(df, group=["sex", "race", ("sex", "race")], selected="s", unknown="Unknown",
+        result = impact_ratios(df, group=["sex", "race", ("sex", "race")], y_pred="s", unknown="Unknown",
                                missing_as_unknown=True, min_share=0.02)
     table = result.table
     assert list(dict.fromkeys(table["grouping"])) == ["sex", "race", "sex x race"]
@@ -313,21 +313,21 @@ def test_sex_race_and_intersection_in_one_call_with_unknowns_and_the_two_percent
 
 def test_an_excluded_category_is_never_the_reference():
     df = _people({"big": (40, 100), "other": (30, 100), "tiny": (2, 2)})
-    result = impact_ratios(df, group="g", selected="s", min_share=0.02)
+    result = impact_ratios(df, group="g", y_pred="s", min_share=0.02)
     assert result.references == {"g": "big"}
     assert _row(result, "tiny")["role"] == "excluded" and _row(result, "tiny")["selection_rate"] == 1.0
-    with_tiny = impact_ratios(df, group="g", selected="s")
+    with_tiny = impact_ratios(df, group="g", y_pred="s")
     assert with_tiny.references == {"g": "tiny"}
 
 
 def test_missing_group_values_are_refused_unless_counted_as_unknown():
     df = _applicants(500)
     with pytest.raises(ValueError, match=r"column 'race' \(`group`\) has \d+ missing value.*missing_as_unk"):
-        impact_ratios(df, group="race", selected="s")
-    counted = impact_ratios(df, group="race", selected="s", missing_as_unknown=True)
+        impact_ratios(df, group="race", y_pred="s")
+    counted = impact_ratios(df, group="race", y_pred="s", missing_as_unknown=True)
     assert _row(counted, UNKNOWN_CATEGORY)["n"] == int(df["race"].isna().sum())
     with pytest.raises(ValueError, match=r"category named 'unknown'"):
-        impact_ratios(_people({"unknown": (1, 3), "b": (2, 3)}), group="g", selected="s")
+        impact_ratios(_people({"unknown": (1, 3), "b": (2, 3)}), group="g", y_pred="s")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def test_missing_group_values_are_refused_unless_counted_as_unknown():
 
 def test_scoring_rate_counts_strictly_above_the_median_and_reports_ties():
     df = pd.DataFrame({"g": list("aaaabbbb"), "score": [1, 2, 3, 3, 3, 3, 5, 6]})
-    result = impact_ratios(df, group="g", selected="score", scoring_rate=True)
+    result = impact_ratios(df, group="g", y_pred="score", scoring_rate=True)
     assert result.median == 3.0 == np.median(df["score"])
     a, b = _row(result, "a"), _row(result, "b")
     assert (a["selected"], a["ties_at_median"]) == (0, 2)
@@ -345,14 +345,14 @@ def test_scoring_rate_counts_strictly_above_the_median_and_reports_ties():
     assert b["role"] == "reference" and a["impact_ratio"] == 0.0
     assert set(result.table["rate"]) == {"scoring rate"}
     even = impact_ratios(pd.DataFrame({"g": list("aabb"), "score": [1.0, 2.0, 4.0, 9.0]}), group="g",
-                         selected="score", scoring_rate=True)
+                         y_pred="score", scoring_rate=True)
     assert even.median == 3.0  # the mean of the two middle values, as numpy's median
 
 
 def test_every_score_at_the_median_is_an_explicit_undefined():
     df = pd.DataFrame({"g": list("aabb"), "score": [0.5] * 4})
     with pytest.warns(ImpactRatioUndefinedWarning, match="every score equals the median"):
-        result = impact_ratios(df, group="g", selected="score", scoring_rate=True)
+        result = impact_ratios(df, group="g", y_pred="score", scoring_rate=True)
     assert (result.table["four_fifths"] == "undefined").all()
     assert result.table["impact_ratio"].isna().all() and result.family_size == 0
     assert (result.table["ties_at_median"] == 2).all()
@@ -365,19 +365,19 @@ def test_every_score_at_the_median_is_an_explicit_undefined():
 
 def test_counts_and_other_engines_give_the_same_table():
     df = _applicants(800).dropna()
-    expected = impact_ratios(df, group=["sex", ("sex", "race")], selected="s").to_frame()
+    expected = impact_ratios(df, group=["sex", ("sex", "race")], y_pred="s").to_frame()
     counts = Counts.from_frame(df, columns=["sex", "race", "s"])
-    pd.testing.assert_frame_equal(impact_ratios(counts, group=["sex", ("sex", "race")], selected="s").table,
+    pd.testing.assert_frame_equal(impact_ratios(counts, group=["sex", ("sex", "race")], y_pred="s").table,
                                   expected)
     import duckdb
 
     relation = duckdb.connect().from_df(df)
     pd.testing.assert_frame_equal(
-        impact_ratios(relation, group=["sex", ("sex", "race")], selected="s").table, expected
+        impact_ratios(relation, group=["sex", ("sex", "race")], y_pred="s").table, expected
     )
     scores = df.assign(score=np.arange(len(df)) % 7)
-    a = impact_ratios(scores, group="sex", selected="score", scoring_rate=True)
-    b = impact_ratios(Counts.from_frame(scores, columns=["sex", "score"]), group="sex", selected="score",
+    a = impact_ratios(scores, group="sex", y_pred="score", scoring_rate=True)
+    b = impact_ratios(Counts.from_frame(scores, columns=["sex", "score"]), group="sex", y_pred="score",
                       scoring_rate=True)
     pd.testing.assert_frame_equal(a.table, b.table)
     assert a.median == float(np.median(scores["score"]))
@@ -385,7 +385,7 @@ def test_counts_and_other_engines_give_the_same_table():
 
 def test_labels_as_decision_with_favorable_naming_the_selected_label():
     df = pd.DataFrame({"g": list("aaabbb"), "risk": ["Low", "High", "Low", "Low", "Low", "Medium"]})
-    result = impact_ratios(df, group="g", selected="risk", favorable="Low")
+    result = impact_ratios(df, group="g", y_pred="risk", favorable="Low")
     assert _row(result, "a")["selected"] == 2 and _row(result, "b")["selected"] == 2
 
 
@@ -397,7 +397,7 @@ def test_labels_as_decision_with_favorable_naming_the_selected_label():
 def test_no_selection_anywhere_is_undefined_not_zero():
     df = _people({"a": (0, 10), "b": (0, 12)})
     with pytest.warns(ImpactRatioUndefinedWarning, match="nobody is selected in any compared category"):
-        result = impact_ratios(df, group="g", selected="s")
+        result = impact_ratios(df, group="g", y_pred="s")
     assert (result.table["four_fifths"] == "undefined").all()
     assert result.table["impact_ratio"].isna().all()
     assert result.table["excluded_reason"].str.contains("undefined").all()
@@ -407,7 +407,7 @@ def test_a_declared_category_without_people_is_undefined():
     df = _people({"a": (3, 10), "b": (5, 10)})
     df["g"] = pd.Categorical(df["g"], categories=["a", "b", "c"])
     with pytest.warns(ImpactRatioUndefinedWarning, match=r"'c': no people in this category \(n = 0\)"):
-        result = impact_ratios(df, group="g", selected="s")
+        result = impact_ratios(df, group="g", y_pred="s")
     c = _row(result, "c")
     assert c["n"] == 0 and c["role"] == "empty" and c["four_fifths"] == "undefined"
     assert np.isnan(c["selection_rate"]) and np.isnan(c["impact_ratio"])
@@ -415,7 +415,7 @@ def test_a_declared_category_without_people_is_undefined():
 
 def test_z_test_undefined_when_everybody_is_selected():
     with pytest.warns(ImpactRatioUndefinedWarning, match="z test undefined"):
-        result = impact_ratios(_people({"a": (5, 5), "b": (8, 8)}), group="g", selected="s")
+        result = impact_ratios(_people({"a": (5, 5), "b": (8, 8)}), group="g", y_pred="s")
     b = _row(result, "b")
     assert np.isnan(b["z_pvalue"]) and b["fisher_pvalue"] == 1.0 and b["impact_ratio"] == 1.0
 
@@ -423,16 +423,16 @@ def test_z_test_undefined_when_everybody_is_selected():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"group": "g", "selected": "x"}, ValueError, r"missing column\(s\) \['x'\]"),
-        ({"group": 3, "selected": "s"}, TypeError, "`group` must be a column name"),
-        ({"group": "g", "selected": ["s"]}, TypeError, "`selected` must be one column name"),
-        ({"group": "g", "selected": "s", "favorable": 2}, ValueError, "`favorable` must be 0 or 1"),
-        ({"group": "g", "selected": "s", "min_share": 2}, ValueError, "`min_share` must be a number"),
-        ({"group": "g", "selected": "s", "alpha": 0}, ValueError, "`alpha` must be a number"),
-        ({"group": "g", "selected": "s", "scoring_rate": "yes"}, TypeError, "`scoring_rate` must be True"),
-        ({"group": ["g", ("g",)], "selected": "s"}, ValueError, "lists the grouping 'g' twice"),
-        ({"group": ["g", ("g", "s")], "selected": "s"}, ValueError, "also a `group` column"),
-        ({"group": ["g", ("g",)], "selected": "s", "reference": "a"}, ValueError, "lists the grouping"),
+        ({"group": "g", "y_pred": "x"}, ValueError, r"missing column\(s\) \['x'\]"),
+        ({"group": 3, "y_pred": "s"}, TypeError, "`group` must be a column name"),
+        ({"group": "g", "y_pred": ["s"]}, TypeError, "`y_pred` must be one column name"),
+        ({"group": "g", "y_pred": "s", "favorable": 2}, ValueError, "`favorable` must be 0 or 1"),
+        ({"group": "g", "y_pred": "s", "min_share": 2}, ValueError, "`min_share` must be a number"),
+        ({"group": "g", "y_pred": "s", "alpha": 0}, ValueError, "`alpha` must be a number"),
+        ({"group": "g", "y_pred": "s", "scoring_rate": "yes"}, TypeError, "`scoring_rate` must be True"),
+        ({"group": ["g", ("g",)], "y_pred": "s"}, ValueError, "lists the grouping 'g' twice"),
+        ({"group": ["g", ("g", "s")], "y_pred": "s"}, ValueError, "also a `group` column"),
+        ({"group": ["g", ("g",)], "y_pred": "s", "reference": "a"}, ValueError, "lists the grouping"),
     ],
 )
 def test_bad_arguments_name_the_parameter(kwargs, error, match):
@@ -440,23 +440,35 @@ def test_bad_arguments_name_the_parameter(kwargs, error, match):
         impact_ratios(_people({"a": (1, 3), "b": (2, 3)}), **kwargs)
 
 
+def test_selected_is_the_old_name_of_y_pred_until_0_4():
+    """``selected`` (before 0.3) is ``y_pred``, the decision column's name in every function: it warns, gives
+    the same table, and both at once is refused."""
+    args = {"group": "g", "reference": "A"}
+    new = impact_ratios(_people(KNOWN), y_pred="s", **args)
+    with pytest.warns(DeprecationWarning, match=r"`selected` of fairstats.impact_ratios .* use `y_pred`$"):
+        old = impact_ratios(_people(KNOWN), selected="s", **args)
+    pd.testing.assert_frame_equal(old.table, new.table)
+    with pytest.raises(TypeError, match="got both `selected` .* and `y_pred`"):
+        impact_ratios(_people(KNOWN), selected="s", y_pred="s", **args)
+
+
 def test_bad_values_name_the_column_and_the_value():
     df = pd.DataFrame({"g": list("aabb"), "s": [0, 1, 2, 1]})
-    with pytest.raises(ValueError, match=r"column 's' \(`selected`\) must hold 0/1, got the value 2"):
-        impact_ratios(df, group="g", selected="s")
+    with pytest.raises(ValueError, match=r"column 's' \(`y_pred`\) must hold 0/1, got the value 2"):
+        impact_ratios(df, group="g", y_pred="s")
     df = pd.DataFrame({"g": list("aabb"), "s": ["L", "H", "L", "M"]})
     with pytest.raises(ValueError, match=r"`favorable`: 'low' does not occur in column 's'"):
-        impact_ratios(df, group="g", selected="s", favorable="low")
+        impact_ratios(df, group="g", y_pred="s", favorable="low")
     df = pd.DataFrame({"g": list("aabb"), "s": [0.1, np.inf, 0.3, 0.2]})
     with pytest.raises(ValueError, match=r"column 's' has a score that is not a finite number, inf$"):
-        impact_ratios(df, group="g", selected="s", scoring_rate=True)
+        impact_ratios(df, group="g", y_pred="s", scoring_rate=True)
     df = pd.DataFrame({"g": list("aabb"), "s": [1, np.nan, 0, 1]})
-    with pytest.raises(ValueError, match=r"column 's' \(`selected`\) has 1 missing value"):
-        impact_ratios(df, group="g", selected="s")
+    with pytest.raises(ValueError, match=r"column 's' \(`y_pred`\) has 1 missing value"):
+        impact_ratios(df, group="g", y_pred="s")
     with pytest.raises(ValueError, match=r"`data` is empty \(0 rows\)"):
-        impact_ratios(df.iloc[:0], group="g", selected="s")
+        impact_ratios(df.iloc[:0], group="g", y_pred="s")
     with pytest.raises(ValueError, match="several groupings give a dict"):
-        impact_ratios(df.assign(h=list("xyxy")), group=["g", ("h",)], selected="s", reference="a")
+        impact_ratios(df.assign(h=list("xyxy")), group=["g", ("h",)], y_pred="s", reference="a")
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -482,7 +494,7 @@ def _coverage(n1, n2, p2, ratio, reps, seed, alpha=0.05):
 
 def test_public_interval_is_the_one_simulated():
     df = _people({"r": (18, 40), "a": (6, 15)})
-    row = _row(impact_ratios(df, group="g", selected="s", reference="r"), "a")
+    row = _row(impact_ratios(df, group="g", y_pred="s", reference="r"), "a")
     assert (row["impact_ratio_ci_low"], row["impact_ratio_ci_high"]) == _ratio_interval(6.0, 15.0, 18.0, 40.0,
                                                                                          0.05)
 
@@ -581,9 +593,9 @@ def test_most_selected_reference_family_coverage(rates, n):
 
 def test_order_of_rows_and_ties_for_the_most_selected():
     df = _people({"b": (5, 10), "a": (10, 20), "c": (2, 10)})
-    result = impact_ratios(df, group="g", selected="s")
+    result = impact_ratios(df, group="g", y_pred="s")
     assert result.references == {"g": "a"}  # a and b tie at 0.5: the first in order is the reference
-    shuffled = impact_ratios(df.sample(frac=1, random_state=9), group="g", selected="s")
+    shuffled = impact_ratios(df.sample(frac=1, random_state=9), group="g", y_pred="s")
     pd.testing.assert_frame_equal(result.table, shuffled.table)
     record = result.to_record()
     assert record["groupings"] == "g" and record["family_size"] == 3 and record["n"] == 40  # the 3 pairs
@@ -593,9 +605,9 @@ def test_order_of_rows_and_ties_for_the_most_selected():
 def test_declared_categories_report_the_empty_ones_and_refuse_undeclared_values():
     df = _people({"a": (3, 10), "b": (5, 10)})
     with pytest.warns(ImpactRatioUndefinedWarning, match=r"'c': no people"):
-        result = impact_ratios(df, group="g", selected="s", categories={"g": ["a", "b", "c"]})
+        result = impact_ratios(df, group="g", y_pred="s", categories={"g": ["a", "b", "c"]})
     assert list(result.table["category"]) == ["a", "b", "c"] and _row(result, "c")["role"] == "empty"
     with pytest.raises(ValueError, match=r"column 'g' has the value 'b', not among `categories`\['g'\]"):
-        impact_ratios(df, group="g", selected="s", categories={"g": ["a", "c"]})
+        impact_ratios(df, group="g", y_pred="s", categories={"g": ["a", "c"]})
     with pytest.raises(ValueError, match="is not a `group` column"):
-        impact_ratios(df, group="g", selected="s", categories={"h": ["a"]})
+        impact_ratios(df, group="g", y_pred="s", categories={"h": ["a"]})

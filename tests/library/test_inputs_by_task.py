@@ -28,7 +28,7 @@ TASKS = {
     "decisions": {"group": ["sex", "race"], "y_true": "y", "y_pred": "p", "n_resamples": 99},
     "impact_ratios": {"group": ["sex", "race"], "y_pred": "p"},
     "regression": {"group": "race", "y_true": "y_num", "y_pred": "p_num", "n_resamples": 99},
-    "comparison": {"group": ["sex", "race"], "y_true": "y", "y_pred": "p", "baseline": "p_old"},
+    "comparison": {"group": ["sex", "race"], "y_true": "y", "y_pred": "p", "y_pred_baseline": "p_old"},
 }
 TABLE = {"decisions": "tests", "impact_ratios": "impact_ratios", "regression": "regression_tests",
          "comparison": "disparity_change"}  # fmt: skip

@@ -58,7 +58,7 @@ def first_alarm(counts, size):
 
 def fixed_sample_decisions(rate, difference, power):
     """Decisions (both groups, half each) a fixed-sample two-proportion test needs for ``power`` at α (the
-    library's power function, as notebooks/monitoring.ipynb computes them)."""
+    library's power function, as compendium.paper_a.monitoring computes them)."""
     lo, hi = 2, 10**7
     while lo < hi:
         mid = (lo + hi) // 2

@@ -81,8 +81,8 @@ BASE = {
     "impact_ratios": ["--impact-ratios", "--group", "race", "--y-pred", "p"],
     "regression": ["--task", "regression", "--group", "race", "--y-true", "y_num", "--y-pred", "p_num",
                    *FAST],
-    "comparison": ["--task", "comparison", "--group", "race", "--y-true", "y", "--y-pred", "p", "--baseline",
-                   "p_old"],
+    "comparison": ["--task", "comparison", "--group", "race", "--y-true", "y", "--y-pred", "p",
+                   "--y-pred-baseline", "p_old"],
     "monitor": ["--group", "race", "--y-pred", "p"],
 }
 
@@ -99,11 +99,11 @@ VALUES: dict[str, tuple | None] = {
                "*": (["--y-true", "y"],)},
     "y_pred": {"regression": (["--y-pred", "p_num_alt"], [], ["--y-pred", "p_num"]),
                "*": (["--y-pred", "p_alt"], [], ["--y-pred", "p"])},
-    "baseline": (["--baseline", "p_alt"], [], ["--baseline", "p_old"]),
-    "y_score": {"comparison": (["--y-score", "score", "--baseline-score", "score_old"],),
+    "y_pred_baseline": (["--y-pred-baseline", "p_alt"], [], ["--y-pred-baseline", "p_old"]),
+    "y_score": {"comparison": (["--y-score", "score", "--y-score-baseline", "score_old"],),
                 "*": (["--y-score", "score"],)},
-    "baseline_score": (["--baseline-score", "score_old"], ["--y-score", "score"], [],
-                       ["--baseline-score", "p_num"]),
+    "y_score_baseline": (["--y-score-baseline", "score_old"], ["--y-score", "score"], [],
+                       ["--y-score-baseline", "p_num"]),
     "fold": (["--fold", "fold"],),
     "favorable": (["--favorable", "0"],),
     "alpha": (["--alpha", "0.3"],),
@@ -111,7 +111,7 @@ VALUES: dict[str, tuple | None] = {
     "margin_ratio": (["--margin-ratio", "0.95"],),
     "n_resamples": (["--n-resamples", "199"],),
     "ici_resamples": (["--ici-resamples", "99"], ["--y-score", "score"]),
-    "seed": (["--seed", "7"],),
+    "rng": (["--seed", "7"],),
     "reference": (["--reference", "C"],),
     "comparisons": (["--comparisons", "pairs"],),
     "where": (["--where", "age > 40"],),
@@ -260,7 +260,7 @@ def _api_value(opt):
     if opt.cli == "flag":
         return opt.flag_value
     return {"comparisons": "pairs", "standard": "ll144", "alpha": 0.1, "margin": 0.2, "margin_ratio": 0.9,
-            "margin_v": 0.2, "n_resamples": 199, "ici_resamples": 199, "seed": 1, "search_depth": 1,
+            "margin_v": 0.2, "n_resamples": 199, "ici_resamples": 199, "rng": 1, "search_depth": 1,
             "min_size": 5, "y_pred_threshold": 0.5, "min_share": 0.1, "regression_margin": 1.0,
             "decision_levels": "a,b", "outcome_levels": "a,b",
             "metrics": "ppr"}.get(opt.name, "x")  # fmt: skip

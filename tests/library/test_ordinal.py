@@ -7,7 +7,14 @@ import pytest
 from scipy import stats
 from statsmodels.stats.contingency_tables import Table
 
-from fairstats import UndefinedTestWarning, decision_table, linear_by_linear_test, ordinal_shift_tests
+from fairstats import (
+    OrdinalShiftTestsResult,
+    UndefinedTestWarning,
+    decision_table,
+    linear_by_linear_test,
+    ordinal_shift_tests,
+)
+from fairstats._result import Result
 
 SMALL = [
     ([[20, 15, 5], [10, 15, 15]], None, None),
@@ -77,10 +84,32 @@ def test_shift_tests_find_the_shifted_group():
     d = np.clip(np.round(rng.normal(np.where(g == "b", 0.8, 0.0) + y, 0.8)), 0, 2).astype(int)
     df = pd.DataFrame({"g": g, "y": y, "d": np.array(["Low", "Medium", "High"], dtype=object)[d]})
     t = decision_table(df, group="g", y_true="y", y_pred="d", decision_levels=["Low", "Medium", "High"])
-    out = ordinal_shift_tests(t, reference="a")
+    result = ordinal_shift_tests(t, reference="a")
+    assert isinstance(result, OrdinalShiftTestsResult) and isinstance(result, Result)
+    assert (result.reference, result.alpha, result.scores) == ("a", 0.05, (0.0, 1.0, 2.0))
+    out = result.table
+    assert set(out["group"]) == {"b", "c"} and set(out["condition"]) == {"all", "y_true=0", "y_true=1"}
+    pd.testing.assert_frame_equal(result.to_frame(), out)
     row = out.query("group == 'b' and condition == 'y_true=0'").iloc[0]
     assert row["zscore"] > 0 and row["pvalue_adj"] < 0.001
     sub = df[(df.y == 0) & df.g.isin(["a", "b"])]
     m2, _ = _by_hand(pd.crosstab(sub.g, sub.d)[["Low", "Medium", "High"]].to_numpy(), [0, 1], [0, 1, 2])
     assert row["statistic"] == pytest.approx(m2, rel=1e-10)
     assert not out.query("group == 'c'")["significant_adj"].any()
+
+
+def test_shift_tests_answer_as_their_table_until_0_4_with_a_warning():
+    """Before 0.3 ordinal_shift_tests returned its table: column access and DataFrame methods still reach
+    it, each with a DeprecationWarning naming ``.table``; the result's own fields are not forwarded."""
+    df = pd.DataFrame({"g": list("ab") * 60, "y": [0, 0, 1, 1] * 30, "d": ["Low", "High", "Medium"] * 40})
+    t = decision_table(df, group="g", y_true="y", y_pred="d", decision_levels=["Low", "Medium", "High"])
+    result = ordinal_shift_tests(t, reference="a")
+    with pytest.warns(DeprecationWarning, match=r"no longer a DataFrame: use \.table\[\.\.\.\]"):
+        pd.testing.assert_series_equal(result["pvalue"], result.table["pvalue"])
+    with pytest.warns(DeprecationWarning, match=r"use \.table\.query"):
+        assert result.query("group == 'b'").equals(result.table.query("group == 'b'"))
+    with pytest.warns(DeprecationWarning, match=r"use \.table\.zscore"):
+        pd.testing.assert_series_equal(result.zscore, result.table["zscore"])
+    assert result.reference == "a"  # the field, not the table's column
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        result.nonsense  # noqa: B018

@@ -9,12 +9,14 @@ import re
 import subprocess
 import sys
 import types
+import typing
 
 import pytest
 from repo_paths import ROOT
 
 import fairstats
 from fairstats._deprecation import REMOVAL, REMOVED, RENAMED, RENAMED_KEYWORDS
+from fairstats._result import Result
 
 LIBRARY = ROOT / "src" / "fairstats"
 
@@ -140,3 +142,14 @@ def test_a_renamed_keyword_is_out_of_the_signature_and_the_new_one_in():
         for old, new in renames.items():
             assert new in parameters and old not in parameters, where
         assert func.__name__ in fairstats.__all__ and getattr(fairstats, func.__name__) is func
+
+
+def test_every_test_returns_a_result():
+    """A public function named ``*_test`` or ``*_tests`` returns a result object, by its annotation (issue 38:
+    no bare DataFrame; ``ordinal_shift_tests`` was the last)."""
+    functions = [n for n in fairstats.__all__ if inspect.isfunction(getattr(fairstats, n))]
+    tests = [n for n in functions if re.search(r"_tests?$", n)]
+    assert "ordinal_shift_tests" in tests and len(tests) >= 10
+    for name in tests:
+        returned = typing.get_type_hints(getattr(fairstats, name)).get("return")
+        assert isinstance(returned, type) and issubclass(returned, Result), f"{name} returns {returned}"

@@ -15,12 +15,11 @@ if MONITOR is not None and MONITOR["filter"] not in config["compas"]["presets"]:
 
 if MONITOR is not None:
 
+    # The three studies: compendium.paper_a.monitoring (its command line).
     rule simulate_monitoring:
         input:
-            nb="notebooks/monitoring.ipynb",
             data=expand(rules.filter_compas.output.data, filter=MONITOR["filter"]),
         output:
-            nb=f"{MONITORING}/notebooks/monitoring.ipynb",
             null=f"{MONITORING}/tables/null_ever_alarm.csv",
             null_md=f"{MONITORING}/tables/null_ever_alarm.md",
             planted=f"{MONITORING}/tables/planted_decisions.csv",
@@ -50,14 +49,33 @@ if MONITOR is not None:
         conda:
             "../../environment.yml"
         shell:
+            "python -m compendium.paper_a.monitoring {input.data:q} {params.out_dir:q} --alpha {params.alpha}"
+            " --n-streams {params.n_streams} --n-batches {params.n_batches} --batch-size {params.batch_size}"
+            " --rate {params.rate} --difference {params.difference} --batch-days {params.batch_days}"
+            " --seed {params.seed}"
+            " > {log:q} 2>&1"
+
+    # The notebook reads what simulate_monitoring wrote and explains it; it computes nothing itself.
+    rule render_monitoring:
+        input:
+            nb="notebooks/monitoring.ipynb",
+            tables=list(rules.simulate_monitoring.output),
+        output:
+            nb=f"{MONITORING}/notebooks/monitoring.ipynb",
+        params:
+            results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output.nb)),
+        log:
+            f"{RESULTS}/logs/monitoring/render_monitoring.log",
+        conda:
+            "../../environment.yml"
+        shell:
             "papermill {input.nb:q} {output.nb:q} -k python3 --no-progress-bar"
-            " -p data_path {input.data:q} -p out_dir {params.out_dir:q} -p alpha {params.alpha}"
-            " -p n_streams {params.n_streams} -p n_batches {params.n_batches} -p batch_size {params.batch_size}"
-            " -p rate {params.rate} -p difference {params.difference} -p batch_days {params.batch_days}"
-            " -p seed {params.seed}"
+            " -p results_dir {params.results_dir:q}"
             " > {log:q} 2>&1"
             " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).
-monitoring_targets = lambda: list(rules.simulate_monitoring.output) if MONITOR is not None else []
+monitoring_targets = lambda: (
+    list(rules.simulate_monitoring.output) + list(rules.render_monitoring.output) if MONITOR is not None else []
+)

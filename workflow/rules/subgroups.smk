@@ -17,14 +17,21 @@ if SEARCH is not None and SEARCH["filter"] not in config["compas"]["presets"]:
 
 if SEARCH is not None:
 
+    # The search and the null simulation: compendium.paper_a.subgroup_search (its command line).
     rule search_compas_subgroups:
         input:
-            nb="notebooks/compas_subgroup_search.ipynb",
             data=expand(rules.filter_compas.output.data, filter=SEARCH["filter"]),
         output:
-            nb=f"{SUBGROUPS}/notebooks/compas_subgroup_search.ipynb",
+            sizes=f"{SUBGROUPS}/tables/attribute_sizes.csv",
+            sizes_md=f"{SUBGROUPS}/tables/attribute_sizes.md",
             subgroups=f"{SUBGROUPS}/tables/subgroups.csv",
             subgroups_md=f"{SUBGROUPS}/tables/subgroups.md",
+            summary=f"{SUBGROUPS}/tables/subgroup_search_summary.csv",
+            summary_md=f"{SUBGROUPS}/tables/subgroup_search_summary.md",
+            warnings=f"{SUBGROUPS}/tables/subgroup_search_warnings.csv",
+            warnings_md=f"{SUBGROUPS}/tables/subgroup_search_warnings.md",
+            fpr=f"{SUBGROUPS}/tables/fpr_disparities.csv",
+            fpr_md=f"{SUBGROUPS}/tables/fpr_disparities.md",
             residuals=f"{SUBGROUPS}/tables/subgroup_residuals.csv",
             residuals_md=f"{SUBGROUPS}/tables/subgroup_residuals.md",
             null=f"{SUBGROUPS}/tables/null_simulation.csv",
@@ -52,14 +59,36 @@ if SEARCH is not None:
         conda:
             "../../environment.yml"
         shell:
+            "python -m compendium.paper_a.subgroup_search {input.data:q} {params.out_dir:q}"
+            " --filter-name {params.filter_name:q} --attributes {params.attributes:q}"
+            " --max-depth {params.max_depth} --min-size {params.min_size} --metrics {params.metrics:q}"
+            " --alpha {params.alpha} --n-resamples {params.n_resamples} --n-null {params.n_null}"
+            " --n-null-resamples {params.n_null_resamples} --seed {params.seed}"
+            " > {log:q} 2>&1"
+
+    # The notebook reads what search_compas_subgroups wrote and explains it; it computes nothing itself.
+    rule render_compas_subgroup_search:
+        input:
+            nb="notebooks/compas_subgroup_search.ipynb",
+            tables=list(rules.search_compas_subgroups.output),
+        output:
+            nb=f"{SUBGROUPS}/notebooks/compas_subgroup_search.ipynb",
+        params:
+            results_dir=lambda wildcards, output: os.path.dirname(os.path.dirname(output.nb)),
+        log:
+            f"{RESULTS}/logs/compas/render_compas_subgroup_search.log",
+        conda:
+            "../../environment.yml"
+        shell:
             "papermill {input.nb:q} {output.nb:q} -k python3 --no-progress-bar"
-            " -p data_path {input.data:q} -p out_dir {params.out_dir:q} -p filter_name {params.filter_name}"
-            " -p attributes {params.attributes:q} -p max_depth {params.max_depth} -p min_size {params.min_size}"
-            " -p metrics {params.metrics:q} -p alpha {params.alpha} -p n_resamples {params.n_resamples}"
-            " -p n_null {params.n_null} -p n_null_resamples {params.n_null_resamples} -p seed {params.seed}"
+            " -p results_dir {params.results_dir:q}"
             " > {log:q} 2>&1"
             " && python -m compendium.publish.executed_notebook {output.nb:q} >> {log:q} 2>&1"
 
 
 # Final files of this stage (appended to all_targets in common.smk).
-subgroups_targets = lambda: list(rules.search_compas_subgroups.output) if SEARCH is not None else []
+subgroups_targets = lambda: (
+    list(rules.search_compas_subgroups.output) + list(rules.render_compas_subgroup_search.output)
+    if SEARCH is not None
+    else []
+)

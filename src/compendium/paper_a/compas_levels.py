@@ -80,7 +80,7 @@ def three_level_tables(
         rates = fairstats.level_rate_tests(table, alpha=alpha)
         levels.append(rates.table.assign(grouping=name))
         if ordered:
-            shifts = fairstats.ordinal_shift_tests(table, reference=rates.reference, alpha=alpha)
+            shifts = fairstats.ordinal_shift_tests(table, reference=rates.reference, alpha=alpha).table
             ordinal.append(shifts.assign(grouping=name))
     out = {
         "equal_confusion": pd.DataFrame(equal),

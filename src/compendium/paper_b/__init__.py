@@ -21,6 +21,10 @@ and well-calibration χ² of Eq. 1-2, whose χ² reference is not justified, bes
 ``calibration_independence_test``) and :mod:`~compendium.paper_b.verdicts` (its verdicts beside the corrected
 t, Holm and BH).
 
-Beyond the paper's verdicts: :mod:`~compendium.paper_b.directions` (which way a violation points) and
-:mod:`~compendium.paper_b.three_way` (violation, equivalence or no answer).
+Beyond the paper's verdicts: :mod:`~compendium.paper_b.directions` (which way a violation points),
+:mod:`~compendium.paper_b.three_way` (violation, equivalence or no answer),
+:mod:`~compendium.paper_b.battery_multiplicity` (Holm and BH over the battery),
+:mod:`~compendium.paper_b.nij_equal_confusion` (paper A's test and bootstrap disparities on the models'
+predictions), :mod:`~compendium.paper_b.compas_outcomes` (the paper's outcome tests without folds, on COMPAS)
+and :mod:`~compendium.paper_b.score_audit` (sound tests of a risk score by group).
 """

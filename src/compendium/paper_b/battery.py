@@ -246,7 +246,10 @@ def _calibration(
         cal = calibration_test(y, s, g, **kw)
         well = well_calibration_test(y, s, g, **kw)
         people = pd.DataFrame({"race": g, "y_true": y, "y_score": s})
-        ind = calibration_independence_test(people, group="race", y_true="y_true", y_score="y_score", **kw)
+        ind = calibration_independence_test(
+            people, group="race", y_true="y_true", y_score="y_score",
+            groups=(str(protected), str(unprotected)), n_bins=n_bins, favorable=favorable,
+        )  # fmt: skip
         for res, table, test in ((cal, "XII", "calibration"), (well, "XIII", "well_calibration")):
             row = _empty_row(source)
             row.update(

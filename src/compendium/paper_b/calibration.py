@@ -191,7 +191,7 @@ def _bin_counts(
         warnings.simplefilter("ignore", SmallExpectedCountWarning)  # its bins' use is its own test's business
         res = calibration_independence_test(
             _people(y_true, y_score, group), group="group", y_true="y_true", y_score="y_score",
-            protected=protected, unprotected=unprotected, n_bins=n_bins, favorable=favorable, min_expected=0,
+            groups=(protected, unprotected), n_bins=n_bins, favorable=favorable, min_expected=0,
         )  # fmt: skip
     columns = ("n_protected", "k_protected", "n_unprotected", "k_unprotected")
     alpha, theta, beta, gamma = (res.table[c].to_numpy(dtype=np.int64) for c in columns)

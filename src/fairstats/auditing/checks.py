@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 __all__ = [
     "MAX_RESAMPLES",
     "MIN_RESAMPLES",
@@ -109,7 +111,14 @@ def check_resamples(value: object) -> int:
 
 
 def check_seed(value: object) -> int:
-    """``seed``: a non-negative integer."""
+    """``rng`` (``--seed``): a non-negative integer. Not a :class:`numpy.random.Generator`: the audit derives
+    one stream per task and grouping from the seed and records it in the report, so that the run can be
+    repeated; a Generator's state cannot be written there."""
+    if isinstance(value, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence):
+        raise TypeError(
+            f"must be a non-negative integer, got a {type(value).__name__}: the audit derives its streams "
+            "from one integer seed and records it in the report, so that the run can be repeated"
+        )
     return _whole(value, 0, None, "a non-negative integer")
 
 

@@ -76,9 +76,9 @@ tasks:
   regression           a continuous prediction's errors by group: mean residual, MAE, RMSE, residual
                        distributions.
   comparison           model against model on the same people: --y-pred the new model's decision,
-                       --baseline the old one's; the change of every disparity (and of accuracy) with the
-                       paired delta method (with --fold the corrected resampled t; with --y-score and
-                       --baseline-score the paired DeLong AUC), Holm, and the verdicts fairer, less fair,
+                       --y-pred-baseline the old one's; the change of every disparity (and of accuracy)
+                       with the paired delta method (with --fold the corrected resampled t; with --y-score and
+                       --y-score-baseline the paired DeLong AUC), Holm, and the verdicts fairer, less fair,
                        equivalent, inconclusive.
 
 Every option says which tasks it applies to; given in another task it is refused (exit status 2).
@@ -117,7 +117,7 @@ examples (COMPAS, favourable outcome = low risk = 0):
       --standard ll144 --sex sex --race race --date compas_screening_date --min-share 0.02 \\
       --out compas-impact
   fairstats audit predictions.csv --task comparison --group race --y-true y --y-pred rf \\
-      --baseline lr --out rf-vs-lr
+      --y-pred-baseline lr --out rf-vs-lr
 """
 
 _MONITOR_DESCRIPTION = """\

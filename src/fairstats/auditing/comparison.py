@@ -107,7 +107,7 @@ class ComparisonAudit(AuditResult):
         counts = fairness["verdict"].value_counts()
         lines = [
             f"fairstats audit --task comparison: {self.n:,} people, the new model {self.options.y_pred!r} "
-            f"against the baseline {self.options.baseline!r}, alpha = {self.options.alpha:g}, "
+            f"against the baseline {self.options.y_pred_baseline!r}, alpha = {self.options.alpha:g}, "
             f"{self.options.margin_text}, {_inference_words(self.result)}",
             f"  {len(fairness)} changes of disparity (each group against its grouping's reference), Holm "
             "over them: " + ", ".join(f"{v} {int(counts.get(v, 0))}" for v in _FAIRNESS_VERDICTS),
@@ -360,7 +360,8 @@ def write_comparison_report(folder: Path, audit: ComparisonAudit, notes: tuple[s
     context = {
         "version": __version__, "audited": audited_context(audit), "input_name": audit.source.name,
         "n_people": f"{audit.n:,}", "y_true": options.y_true, "y_pred": options.y_pred,
-        "baseline": options.baseline, "y_score": options.y_score, "baseline_score": options.baseline_score,
+        "y_pred_baseline": options.y_pred_baseline, "y_score": options.y_score,
+        "y_score_baseline": options.y_score_baseline,
         "fold": options.fold, "fav": audit.labels[0], "other": audit.labels[1], "alpha": f"{options.alpha:g}",
         "margin_text": options.margin_text, "inference": _inference_words(audit.result),
         "level": f"{100 * audit.result.confidence_level:g}%", "ratio": audit.result.scale == "ratio",

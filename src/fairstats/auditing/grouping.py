@@ -83,8 +83,8 @@ def roles(options) -> list[Role]:
             flag = "--sex" if column == options.sex else "--race"
         out.append(Role(flag, column, group=True, missing_allowed=options.missing_as_unknown))
     named = (("--y-true", options.y_true, False), ("--y-pred", options.y_pred, False),
-             ("--baseline", options.baseline, False), ("--y-score", options.y_score, False),
-             ("--baseline-score", options.baseline_score, False), ("--fold", options.fold, False),
+             ("--y-pred-baseline", options.y_pred_baseline, False), ("--y-score", options.y_score, False),
+             ("--y-score-baseline", options.y_score_baseline, False), ("--fold", options.fold, False),
              ("--scoring-rate", options.scoring_rate, False), ("--date", options.date, True))  # fmt: skip
     out += [Role(flag, column, missing_allowed=ok) for flag, column, ok in named if column is not None]
     return out

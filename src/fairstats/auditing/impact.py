@@ -169,7 +169,7 @@ def impact_audit(rows: Rows, options: AuditOptions) -> ImpactAudit:
             result = impact_ratios(
                 data,
                 group=groupings if len(groupings) > 1 else groupings[0],
-                selected=options.selected,
+                y_pred=options.selected,
                 reference=_references(rows, options),
                 favorable=favorable,
                 scoring_rate=options.scoring_rate is not None,

@@ -116,7 +116,7 @@ def levels_tables(prep: LevelsPrepared, options: AuditOptions) -> Tables:
             sizes[name] = {str(g): int(k) for g, k in table.sum(axis=1).items()}
             levels.append(rates.table.assign(grouping=name))
             if options.ordered:
-                shifts = ordinal_shift_tests(table, reference=rates.reference, alpha=options.alpha)
+                shifts = ordinal_shift_tests(table, reference=rates.reference, alpha=options.alpha).table
                 ordinal.append(shifts.assign(grouping=name))
         level_tests = level_verdicts(pd.concat(levels, ignore_index=True), alpha=options.alpha)
         for column in ("group", "reference", "level"):

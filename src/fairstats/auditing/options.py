@@ -156,14 +156,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("task", "--task", _AUDITS, "what --y-pred holds: decisions (two labels, or levels with "
            "--decision-levels; the default), a continuous prediction (regression), decisions audited as "
            "impact ratios (impact_ratios; also --impact-ratios), or a new model's decisions against a "
-           "baseline model's on the same people (comparison, with --baseline)", default="decisions",
+           "baseline model's on the same people (comparison, with --y-pred-baseline)", default="decisions",
            check=_choice(*AUDIT_TASKS), choices=AUDIT_TASKS, field=""),
     Option("impact_ratios", "--impact-ratios", _I, "audit impact ratios: --task impact_ratios",
            cli="flag", field=""),
     Option("predictions", "", _AUDITS, "CSV or parquet file, or folder of parquet files, one row per person",
            cli="positional", metavar="PREDICTIONS", field=""),
     Option("counts", "--counts", ("decisions", "impact_ratios", "comparison"), "instead of PREDICTIONS: a "
-           "table of counts (CSV or parquet) with the --group, --y-true and --y-pred (and --baseline) "
+           "table of counts (CSV or parquet) with the --group, --y-true and --y-pred (and --y-pred-baseline) "
            "columns and n, the number of people with each combination (e.g. one SQL GROUP BY)",
            metavar="FILE", field=""),
     Option("batches", "", _M, "batch files or folders of them (CSV or parquet), taken in name order",
@@ -177,13 +177,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("y_pred", "--y-pred", _ALL, "column of the prediction: the decision (two labels), its levels, or "
            "a continuous prediction (--task regression); --task comparison: the new model's decision",
            check=chk.check_column, metavar="COL"),
-    Option("baseline", "--baseline", _C, "column of the baseline model's decision for the same people (its "
-           "labels those of --y-pred): every disparity's change from it to --y-pred is tested, paired",
+    Option("y_pred_baseline", "--y-pred-baseline", _C, "column of the baseline model's decision for the same "
+           "people (its labels those of --y-pred): every disparity's change from it to --y-pred is "
+           "tested, paired",
            check=chk.check_column, metavar="COL"),
     Option("y_score", "--y-score", _DC, "column of a score (adds AUC, calibration and score distribution "
-           "tests; --task comparison: the new model's score, with --baseline-score: AUC and mean scores)",
+           "tests; --task comparison: the new model's score, with --y-score-baseline: AUC and mean scores)",
            check=chk.check_column, metavar="COL"),
-    Option("baseline_score", "--baseline-score", _C, "column of the baseline model's score (with "
+    Option("y_score_baseline", "--y-score-baseline", _C, "column of the baseline model's score (with "
            "--y-score): the changes of each group's AUC and mean scores are tested too",
            check=chk.check_column, needs="y_score", metavar="COL"),
     Option("fold", "--fold", _DC, "column of the cross-validation test fold (out-of-fold predictions of one "
@@ -213,8 +214,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("ici_resamples", "--ici-resamples", _D, "bootstrap resamples of the calibration index's (ICI) "
            f"interval, each refitting a spline GLM per group, {chk.MIN_RESAMPLES} to {chk.MAX_RESAMPLES:,}",
            default=DEFAULT_ICI_RESAMPLES, check=chk.check_resamples, needs="y_score", metavar="N"),
-    Option("seed", "--seed", ("decisions", "regression"), "random seed: every resampling stream is derived "
-           "from it", default=20240607, check=chk.check_seed, metavar="S"),
+    # keyword rng (numpy SPEC 7, as every resampling function of fairstats), flag --seed (the command line's
+    # convention): an integer, the one seed of the audit's scheme, recorded in the report as "seed"
+    Option("rng", "--seed", ("decisions", "regression"), "random seed, a non-negative integer: every "
+           "resampling stream is derived from it (one per task and grouping), and the report records it",
+           default=20240607, check=chk.check_seed, metavar="S", field="seed"),
     Option("reference", "--reference", _ALL, "the group every other group is compared with (repeat for "
            "several groupings: each uses the first that is one of its groups; an intersection's label as the "
            "tables write it; impact ratios: the comparison category instead of the most selected one; the "
@@ -236,11 +240,11 @@ OPTIONS: tuple[Option, ...] = (
            check=chk.check_date_format, metavar="FORMAT", section=_SECTION_ROWS),
     Option("y_pred_positive", "--y-pred-positive", ("decisions", "impact_ratios", "comparison", "monitor"),
            "the --y-pred labels that count as the positive prediction, comma-separated (e.g. Medium,High); "
-           "the decision becomes 0/1 (--task comparison: --baseline's too)", check=chk.check_labels,
+           "the decision becomes 0/1 (--task comparison: --y-pred-baseline's too)", check=chk.check_labels,
            metavar="L1,L2,...", section=_SECTION_ROWS),
     Option("y_pred_threshold", "--y-pred-threshold", ("decisions", "impact_ratios", "comparison", "monitor"),
            "instead: --y-pred is a score, positive when >= T (the decision becomes 0/1; --task comparison: "
-           "--baseline too)", check=chk.check_number,
+           "--y-pred-baseline too)", check=chk.check_number,
            metavar="T", section=_SECTION_ROWS),
     # multi-level decisions
     Option("decision_levels", "--decision-levels", _D, "every level of --y-pred, comma-separated, low to "
@@ -359,9 +363,9 @@ class AuditOptions:
     groups: tuple[str, ...] = ()
     y_true: str | None = None
     y_pred: str | None = None
-    baseline: str | None = None
+    y_pred_baseline: str | None = None
     y_score: str | None = None
-    baseline_score: str | None = None
+    y_score_baseline: str | None = None
     fold: str | None = None
     favorable: str | None = None
     alpha: float | None = None
@@ -436,7 +440,8 @@ class AuditOptions:
     def _required_iv(self) -> None:
         task = self.task
         need = {"decisions": ("group", "y_true", "y_pred"), "regression": ("group", "y_true", "y_pred"),
-                "comparison": ("group", "y_true", "y_pred", "baseline"), "monitor": ("group", "y_pred"),
+                "comparison": ("group", "y_true", "y_pred", "y_pred_baseline"),
+                "monitor": ("group", "y_pred"),
                 "impact_ratios": ()}[task]  # fmt: skip
         missing = [_BY_NAME[n].spelled for n in need if n not in self.given]
         if missing:
@@ -478,8 +483,9 @@ class AuditOptions:
         seen: dict[str, str] = {g: "--group" for g in self.groups}
         if self.standard == "ll144":
             seen = {self.sex: "--sex", self.race: "--race"}  # type: ignore[dict-item]
-        named = (("--y-true", self.y_true), ("--y-pred", self.y_pred), ("--baseline", self.baseline),
-                 ("--y-score", self.y_score), ("--baseline-score", self.baseline_score),
+        named = (("--y-true", self.y_true), ("--y-pred", self.y_pred),
+                 ("--y-pred-baseline", self.y_pred_baseline),
+                 ("--y-score", self.y_score), ("--y-score-baseline", self.y_score_baseline),
                  ("--fold", self.fold), ("--scoring-rate", self.scoring_rate), ("--date", self.date))
         for flag, column in named:
             if column is None:
@@ -493,9 +499,9 @@ class AuditOptions:
     def _combinations_iv(self) -> None:
         given = set(self.given)
         if self.task == "comparison":  # the changes' own rules: both scores or neither
-            if self.y_score is not None and self.baseline_score is None:
+            if self.y_score is not None and self.y_score_baseline is None:
                 raise AuditError("--y-score: --task comparison compares two models' scores; give --y-score "
-                                 "with --baseline-score, or neither")  # fmt: skip
+                                 "with --y-score-baseline, or neither")  # fmt: skip
         elif self.margin_ratio is not None and self.fold is not None:
             raise AuditError(
                 "--margin-ratio: the fold-based equivalence test (--fold) compares differences; use --margin"
@@ -545,7 +551,7 @@ class AuditOptions:
             scored = [m for m in self.metrics if m in _SCORE_METRICS]
             if self.task == "comparison" and scored and self.y_score is None:
                 raise AuditError(f"--metrics {scored[0]!r} needs both models' scores (--y-score and "
-                                 "--baseline-score)")  # fmt: skip
+                                 "--y-score-baseline)")  # fmt: skip
         if self.task == "monitor" and self.metrics is not None and self.y_true is None:
             wrong = [m for m in self.metrics if m != "ppr"]
             if wrong:
@@ -566,15 +572,15 @@ class AuditOptions:
     @property
     def decision_rules(self) -> tuple:
         """The decision rule of every prediction column it makes a decision of: ``y_pred``'s, and with
-        ``--task comparison`` the same rule for ``baseline``'s (empty without a rule)."""
+        ``--task comparison`` the same rule for ``y_pred_baseline``'s (empty without a rule)."""
         rule = self.decision_rule
         if rule is None:
             return ()
-        if self.baseline is None:
+        if self.y_pred_baseline is None:
             return (rule,)
         from dataclasses import replace
 
-        return rule, replace(rule, column=self.baseline)
+        return rule, replace(rule, column=self.y_pred_baseline)
 
     @property
     def selected(self) -> str | None:
@@ -608,8 +614,8 @@ class AuditOptions:
     def columns(self) -> tuple[str, ...]:
         """Every column of the input the task reads (``--where``'s own are added when the input's columns are
         known, :func:`fairstats.auditing.rows.predicate_columns`)."""
-        named = [*self.groups, *self.search, self.y_true, self.y_pred, self.baseline, self.y_score,
-                 self.baseline_score, self.fold, self.scoring_rate, self.date]  # fmt: skip
+        named = [*self.groups, *self.search, self.y_true, self.y_pred, self.y_pred_baseline, self.y_score,
+                 self.y_score_baseline, self.fold, self.scoring_rate, self.date]  # fmt: skip
         return tuple(dict.fromkeys(c for c in named if c is not None))
 
     @property
@@ -620,7 +626,8 @@ class AuditOptions:
     def shown(self) -> list[tuple[str, str]]:
         """The options given that change the computation, as (flag, value) for the report's "What was
         audited" (the columns and rows have rows of their own there)."""
-        skip = {"group", "y_true", "y_pred", "baseline", "where", "y_pred_positive", "y_pred_threshold"}
+        skip = {"group", "y_true", "y_pred", "y_pred_baseline", "where", "y_pred_positive",
+                "y_pred_threshold"}  # fmt: skip
         out = []
         for name in self.given:
             opt = _BY_NAME[name]
@@ -657,8 +664,13 @@ def options_page() -> str:
         "messages of ``fairstats.audit`` and this page come from. ✓: the option applies to the task; an",
         "option given where it does not apply is refused (exit status 2, one line naming the option and the",
         "task).",
-        "Options with a keyword are :func:`fairstats.audit`'s parameters of the same name (the monitor is",
-        "``fairstats monitor``, and :class:`fairstats.FairnessMonitor` in memory).",
+        "Options with a keyword are :func:`fairstats.audit`'s parameters of that name (the monitor is",
+        "``fairstats monitor``, and :class:`fairstats.FairnessMonitor` in memory). A flag and its keyword",
+        "are spelled alike, but for "
+        + " and ".join(f"``{o.flag}`` (``{o.name}={repr(o.flag_value) if o.cli == 'flag' else ''}``)"
+                       for o in OPTIONS if o.attribute and o.flag and o.flag[2:].replace("-", "_") != o.name)
+        + "; ``rng`` is the seed's name in every resampling function of fairstats (here an integer, which",
+        "the report records).",
         "",
         ".. list-table::",
         "   :header-rows: 1",

@@ -105,16 +105,16 @@ def _folds_iv(folds: pd.Series, option_column: str) -> None:
 
 def _levels_hint(text: np.ndarray, option: str) -> str | None:
     """For a ``--y-pred`` with more than two values, the options that make or audit such a decision (for a
-    comparison's ``--baseline``, those that make it); for a numeric ``--y-true`` with more than two values,
-    ``--task regression``."""
+    comparison's ``--y-pred-baseline``, those that make it); for a numeric ``--y-true`` with more than two
+    values, ``--task regression``."""
     values = pd.unique(text)
     if len(values) <= 2:
         return None
     numeric = pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
-    if option == "--baseline":  # the decision rule makes both models' decisions; no levels, no regression
+    if option == "--y-pred-baseline":  # the rule makes both models' decisions; no levels, no regression
         rule = "--y-pred-threshold T (positive when >= T)" if numeric else "--y-pred-positive L1,L2"
         return (f"it has {len(values)} values: make both models' decisions with {rule}, which applies to "
-                "--y-pred and --baseline alike")
+                "--y-pred and --y-pred-baseline alike")
     if option != "--y-pred":  # a numeric outcome with many values: a regression (issue 26), never guessed
         return (f"it has {len(values)} values: for a continuous outcome and prediction use --task "
                 "regression") if numeric else None
@@ -164,8 +164,9 @@ def prepare(
     # labels: two, the favourable one named (or 0/1 with 1 favourable by default)
     text_true, text_pred = label_text(data[options.y_true]), label_text(data[options.y_pred])
     labelled = [("--y-true", options.y_true, text_true), ("--y-pred", options.y_pred, text_pred)]
-    if options.baseline is not None:
-        labelled.append(("--baseline", options.baseline, label_text(data[options.baseline])))
+    if options.y_pred_baseline is not None:
+        baseline = options.y_pred_baseline
+        labelled.append(("--y-pred-baseline", baseline, label_text(data[baseline])))
     found = sorted(set().union(*(set(text) for _, _, text in labelled)))
     if options.favorable is None:
         for option, column, text in labelled:
@@ -225,10 +226,11 @@ def prepare(
         frame[cols["y_pred"]] = text_pred
     frame[cols["y01"]] = (text_true == favorable).astype(np.int64)
     frame[cols["p01"]] = (text_pred == favorable).astype(np.int64)
-    if options.baseline is not None:
+    if options.y_pred_baseline is not None:
         frame[cols["b01"]] = (labelled[2][2] == favorable).astype(np.int64)
     for flag, column, role in (("--y-score", options.y_score, "score"),
-                               ("--baseline-score", options.baseline_score, "baseline_score")):  # fmt: skip
+                               ("--y-score-baseline", options.y_score_baseline,
+                                "baseline_score")):  # fmt: skip
         if column is not None:
             frame[cols[role]] = _score_values(data, flag, column, source)
     if options.fold is not None:

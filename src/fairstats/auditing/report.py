@@ -160,7 +160,7 @@ def audited_context(audit) -> dict:
         "date_format": options.date_format,
         "decision_rule": audit.decision_rule,
         "decides": options.task != "regression" and options.scoring_rate is None,
-        "y_preds": [c for c in (options.y_pred, options.baseline) if c is not None],
+        "y_preds": [c for c in (options.y_pred, options.y_pred_baseline) if c is not None],
         "options": options.shown(),
     }
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairstats._deprecation import renamed_keywords
 from fairstats.auditing.errors import AuditError
 from fairstats.auditing.grouping import Grouping
 from fairstats.auditing.options import AuditOptions
@@ -318,6 +319,7 @@ def run(found, options: AuditOptions, *, command: str | None = None) -> AuditRes
     return replace(compute(rows, options), command=command)
 
 
+@renamed_keywords(seed="rng")
 def audit(
     data: object,
     *,
@@ -325,9 +327,9 @@ def audit(
     group: str | Sequence[str] | None = None,
     y_true: str | None = None,
     y_pred: str | None = None,
-    baseline: str | None = None,
+    y_pred_baseline: str | None = None,
     y_score: str | None = None,
-    baseline_score: str | None = None,
+    y_score_baseline: str | None = None,
     fold: str | None = None,
     favorable: object = None,
     alpha: float = 0.05,
@@ -336,7 +338,7 @@ def audit(
     margin_v: float | None = None,
     n_resamples: int | None = None,
     ici_resamples: int | None = None,
-    seed: int | None = None,
+    rng: int | None = None,
     reference: str | Sequence[str] | None = None,
     comparisons: str | None = None,
     where: str | Sequence[str] | None = None,
@@ -389,7 +391,7 @@ def audit(
         Sensitive attribute column(s); with several, their intersection is audited too.
     y_true, y_pred, y_score, fold : str, keyword-only
         Columns of the true outcome, the prediction, a score and the cross-validation fold.
-    baseline, baseline_score : str, keyword-only
+    y_pred_baseline, y_score_baseline : str, keyword-only
         ``task="comparison"``: the baseline model's decision (its labels those of ``y_pred``, the new
         model's) and, with ``y_score``, its score.
     metrics : str or list of str, keyword-only
@@ -397,8 +399,14 @@ def audit(
         :data:`fairstats.CHANGE_METRICS`, with scores also the mean scores and the AUC), Holm over them.
     favorable : optional, keyword-only
         The favourable label (default 1, with 0/1 labels); impact ratios: the selected decision.
-    alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples, seed : keyword-only
+    alpha, margin, margin_ratio, margin_v, n_resamples, ici_resamples : keyword-only
         As the command line's options (``n_resamples`` from 99 to 1,000,000).
+    rng : int, keyword-only
+        The seed every resampling stream of the audit derives from (one per task and grouping), as the
+        command line's ``--seed``; default 20240607. The name of every resampling function of fairstats
+        (numpy SPEC 7), but an integer only, not a :class:`numpy.random.Generator`: the report records the
+        seed so that the run can be repeated. (Until 0.4 also accepted as ``seed``, with a
+        DeprecationWarning.)
     reference, comparisons : keyword-only
         The group every other group is compared with (the first of these labels that is one of a
         grouping's groups; default: the largest), or ``comparisons="pairs"`` for every pair.
@@ -442,7 +450,7 @@ def audit(
     >>> result.tests[["grouping", "group", "metric", "estimate", "verdict"]]  # doctest: +SKIP
     >>> fairstats.audit(frame, task="impact_ratios", group="race", y_pred="hired")  # doctest: +SKIP
     >>> fairstats.audit(frame, task="comparison", group="race", y_true="y", y_pred="new",
-    ...                 baseline="old").has_disparity  # a disparity grew: "less fair"  # doctest: +SKIP
+    ...                 y_pred_baseline="old").has_disparity  # a disparity grew: less fair  # doctest: +SKIP
     >>> result.save("audit/")  # doctest: +SKIP
     """
     from fairstats.auditing.inputs import read

@@ -99,13 +99,13 @@ def _counted(data: pd.DataFrame, options: AuditOptions) -> tuple[pd.DataFrame, n
 
 
 def _decided(data: pd.DataFrame, options: AuditOptions, where: str) -> pd.DataFrame:
-    """``--y-pred`` (and a comparison's ``--baseline``) as the 0/1 decision of the decision rule (the rows as
-    they are without one)."""
+    """``--y-pred`` (and a comparison's ``--y-pred-baseline``) as the 0/1 decision of the decision rule (the
+    rows as they are without one)."""
     rules = options.decision_rules
     if not rules:
         return data
     data = data.copy()
-    for rule, flag in zip(rules, ("--y-pred", "--baseline"), strict=False):
+    for rule, flag in zip(rules, ("--y-pred", "--y-pred-baseline"), strict=False):
         try:
             decision = rule.apply(data[rule.column], source=where)
         except KeyError:

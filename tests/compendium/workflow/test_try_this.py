@@ -27,9 +27,8 @@ BLOCK = re.compile(r"```(?P<lang>bash|python)\n(?P<code>.*?)```", re.DOTALL)
 # Parameters appended to every papermill command of a notebook (and to its run with the Try-this cells).
 SHRINK = {
     "paper_a_equal_confusion": ["-p", "n_resamples", "199"],
-    "compas_subgroup_search": ["-p", "n_resamples", "199", "-p", "n_null", "10",
-                               "-p", "n_null_resamples", "39"],
-    "monitoring": ["-p", "n_streams", "50"],
+    "compas_subgroup_search": [],  # computed by compendium.paper_a.subgroup_search, its Try this at 999
+    "monitoring": [],  # computed by compendium.paper_a.monitoring, its Try this at 200 streams
     "beyond_the_papers": [],
     "paper_b_battery": [],
     "paper_b_table1": [],

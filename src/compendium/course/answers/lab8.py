@@ -34,7 +34,7 @@ def _row(groups: tuple, min_share: float | None, alpha: float = 0.05):
     group = "race" if groups == ("race",) else [list(g) for g in groups]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fairstats.ImpactRatioUndefinedWarning)
-        table = fairstats.impact_ratios(compas, group=group, selected="low", min_share=min_share,
+        table = fairstats.impact_ratios(compas, group=group, y_pred="low", min_share=min_share,
                                         alpha=alpha).table
     return table[table["category"] == "African-American"].iloc[0]
 
@@ -127,7 +127,7 @@ ANSWERS = {
     ),
     "8.4": Number(
         lambda min_share, alpha: float(_row(("race",), min_share, alpha)["impact_ratio_ci_high"]),
-        hint="fairstats.impact_ratios(compas, group='race', selected='low', min_share=min_share, "
+        hint="fairstats.impact_ratios(compas, group='race', y_pred='low', min_share=min_share, "
              "alpha=alpha).table: the African-American row's impact_ratio_ci_high",
         source=f"fairstats.impact_ratios on {DATA}, computed when the check runs",
         wrong=(
