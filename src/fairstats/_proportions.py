@@ -194,17 +194,18 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
         solve_low = (param > -1) & (gap(np.full(k, inner_low), c1, n1, c2, n2, level) < 0)
         solve_high = (param < 1) & (gap(np.full(k, inner_high), c1, n1, c2, n2, level) < 0)
         low[param <= -1], high[param >= 1] = param[param <= -1], param[param >= 1]
+        # both sides' roots in one call (each element's iterations are its own): lower bounds between -1
+        # and the estimate, upper ones between the estimate and 1
+        lo_idx, hi_idx = np.flatnonzero(solve_low), np.flatnonzero(solve_high)
+        idx = np.concatenate([lo_idx, hi_idx])
         unsolved = []
-        sides = ((solve_low, (inner_low, None), low), (solve_high, (None, inner_high), high))
-        for where, bracket, out in sides:
-            idx = np.flatnonzero(where)
-            if not idx.size:
-                continue
-            a = np.full(idx.size, bracket[0]) if bracket[0] is not None else param[idx]
-            b = np.full(idx.size, bracket[1]) if bracket[1] is not None else param[idx]
+        if idx.size:
+            a = np.concatenate([np.full(lo_idx.size, inner_low), param[hi_idx]])
+            b = np.concatenate([param[lo_idx], np.full(hi_idx.size, inner_high)])
             root = find_root(gap, (a, b), args=tuple(v[idx] for v in (c1, n1, c2, n2, level)))
-            out[idx] = np.where(root.success, root.x, np.nan)
-            unsolved.extend(idx[~root.success])
+            x = np.where(root.success, root.x, np.nan)
+            low[lo_idx], high[hi_idx] = x[: lo_idx.size], x[lo_idx.size :]
+            unsolved = idx[~root.success].tolist()
     for i in sorted(set(unsolved)):
         low[i], high[i] = diff_score_interval(c1[i], n1[i], c2[i], n2[i], float(level[i]))
     return low.reshape(shape), high.reshape(shape)

@@ -161,3 +161,16 @@ def test_score_intervals_at_once_are_the_one_at_a_time_floats():
                                      n2[:6].reshape(2, 3), 0.05)  # fmt: skip
     assert low.shape == high.shape == (2, 3)
     assert (float(low[1, 2]), float(high[1, 2])) == diff_score_interval(c1[5], n1[5], c2[5], n2[5], 0.05)
+
+
+def test_score_confints_of_many_are_each_comparisons_own():
+    """score_confints finds both bounds of every comparison in one root finding (issue 37): each bound is
+    the float the comparison gets alone, to the bit (each element's iterations are its own)."""
+    c1, n1, c2, n2 = _comparisons(120, 11)
+    c1[::9], c2[::10] = 0.0, n2[::10]
+    alpha = np.random.default_rng(12).choice([0.1, 0.2], 120)
+    low, high = score_confints(c1, n1, c2, n2, alpha)
+    alone = np.array([[float(v[0]) for v in score_confints(c1[i:i + 1], n1[i:i + 1], c2[i:i + 1], n2[i:i + 1],
+                                                           alpha[i:i + 1])] for i in range(120)])  # fmt: skip
+    np.testing.assert_array_equal(low, alone[:, 0])
+    np.testing.assert_array_equal(high, alone[:, 1])
