@@ -32,6 +32,7 @@ __all__ = [
     "STATSMODELS_ERRORS",
     "diff_score",
     "diff_score_interval",
+    "diff_score_intervals",
     "fisher_test",
     "pooled_z_test",
     "ratio_score",
@@ -193,17 +194,18 @@ def score_confints(count_a, nobs_a, count_b, nobs_b, alpha) -> tuple[np.ndarray,
         solve_low = (param > -1) & (gap(np.full(k, inner_low), c1, n1, c2, n2, level) < 0)
         solve_high = (param < 1) & (gap(np.full(k, inner_high), c1, n1, c2, n2, level) < 0)
         low[param <= -1], high[param >= 1] = param[param <= -1], param[param >= 1]
+        # both sides' roots in one call (each element's iterations are its own): lower bounds between -1
+        # and the estimate, upper ones between the estimate and 1
+        lo_idx, hi_idx = np.flatnonzero(solve_low), np.flatnonzero(solve_high)
+        idx = np.concatenate([lo_idx, hi_idx])
         unsolved = []
-        sides = ((solve_low, (inner_low, None), low), (solve_high, (None, inner_high), high))
-        for where, bracket, out in sides:
-            idx = np.flatnonzero(where)
-            if not idx.size:
-                continue
-            a = np.full(idx.size, bracket[0]) if bracket[0] is not None else param[idx]
-            b = np.full(idx.size, bracket[1]) if bracket[1] is not None else param[idx]
+        if idx.size:
+            a = np.concatenate([np.full(lo_idx.size, inner_low), param[hi_idx]])
+            b = np.concatenate([param[lo_idx], np.full(hi_idx.size, inner_high)])
             root = find_root(gap, (a, b), args=tuple(v[idx] for v in (c1, n1, c2, n2, level)))
-            out[idx] = np.where(root.success, root.x, np.nan)
-            unsolved.extend(idx[~root.success])
+            x = np.where(root.success, root.x, np.nan)
+            low[lo_idx], high[hi_idx] = x[: lo_idx.size], x[lo_idx.size :]
+            unsolved = idx[~root.success].tolist()
     for i in sorted(set(unsolved)):
         low[i], high[i] = diff_score_interval(c1[i], n1[i], c2[i], n2[i], float(level[i]))
     return low.reshape(shape), high.reshape(shape)
@@ -362,3 +364,172 @@ def diff_score_interval(count1, nobs1, count2, nobs2, alpha: float) -> tuple[flo
         else:
             ends.append(float(optimize.brentq(gap, *sorted((estimate, inner)), xtol=1e-14, rtol=1e-13)))
     return ends[0], ends[1]
+
+
+# --------------------------------------------------------------------------------------------------------
+# diff_score_interval for many comparisons at once: the same floats
+# --------------------------------------------------------------------------------------------------------
+
+
+def _brentq_many(f, xa, xb, fa, fb, xtol: float, rtol: float, maxiter: int):
+    """scipy's ``brentq`` (``scipy/optimize/Zeros/brentq.c``) run on many problems at once, step for step:
+    the same operations in the same order on each problem, so the same root to the bit. ``f(x, idx)``
+    evaluates problems ``idx`` at ``x``; ``fa``, ``fb`` are ``f`` at the brackets ``xa``, ``xb``. Returns
+    the roots and a mask of the problems where scipy's would have raised (a NaN value of ``f``, ``f(xa)``
+    and ``f(xb)`` of one sign, no convergence in ``maxiter`` steps), whose roots are NaN."""
+    m = xa.size
+    root = np.full(m, np.nan)
+    failed = np.isnan(fa) | np.isnan(fb) | (fa * fb > 0)
+    at_a = ~failed & (fa == 0)
+    at_b = ~failed & ~at_a & (fb == 0)
+    root[at_a], root[at_b] = xa[at_a], xb[at_b]
+    ids = np.flatnonzero(~(failed | at_a | at_b))
+    # the state of the problems still running (scipy's names): previous, current and contrapoint
+    xp, xc, fp, fc = xa[ids], xb[ids], fa[ids], fb[ids]
+    xk, fk, sp, sc = np.zeros(ids.size), np.zeros(ids.size), np.zeros(ids.size), np.zeros(ids.size)
+    with np.errstate(all="ignore"):
+        for _ in range(maxiter):
+            if not ids.size:
+                break
+            flip = (fp != 0) & (fc != 0) & (np.signbit(fp) != np.signbit(fc))
+            if flip.any():
+                xk, fk = np.where(flip, xp, xk), np.where(flip, fp, fk)
+                step = xc - xp
+                sp, sc = np.where(flip, step, sp), np.where(flip, step, sc)
+            swap = np.abs(fk) < np.abs(fc)
+            if swap.any():
+                xp, xc, xk = np.where(swap, xc, xp), np.where(swap, xk, xc), np.where(swap, xc, xk)
+                fp, fc, fk = np.where(swap, fc, fp), np.where(swap, fk, fc), np.where(swap, fc, fk)
+            delta = (xtol + rtol * np.abs(xc)) / 2
+            sbis = (xk - xc) / 2
+            converged = (fc == 0) | (np.abs(sbis) < delta)
+            if converged.any():
+                root[ids[converged]] = xc[converged]
+                live = ~converged
+                ids, xp, xc, xk, fp, fc, fk, sp, sc, delta, sbis = (
+                    v[live] for v in (ids, xp, xc, xk, fp, fc, fk, sp, sc, delta, sbis))  # fmt: skip
+                if not ids.size:
+                    break
+            dpre, dblk = (fp - fc) / (xp - xc), (fk - fc) / (xk - xc)
+            stry = np.where(
+                xp == xk,
+                -fc * (xc - xp) / (fc - fp),  # interpolate
+                -fc * (fk * dblk - fp * dpre) / (dblk * dpre * (fk - fp)),  # extrapolate
+            )
+            a, b = np.abs(sp), 3 * np.abs(sbis) - delta
+            good = (a > delta) & (np.abs(fc) < np.abs(fp)) & (2 * np.abs(stry) < np.where(a < b, a, b))
+            sp, sc = np.where(good, sc, sbis), np.where(good, stry, sbis)
+            xp, fp = xc, fc
+            xc = np.where(np.abs(sc) > delta, xc + sc, xc + np.where(sbis > 0, delta, -delta))
+            fc = f(xc, ids)
+            bad = np.isnan(fc)
+            if bad.any():  # scipy's brentq raises: this problem is left to the caller
+                failed[ids[bad]] = True
+                ids, xp, xc, xk, fp, fc, fk, sp, sc = (
+                    v[~bad] for v in (ids, xp, xc, xk, fp, fc, fk, sp, sc))  # fmt: skip
+    failed[ids] = True  # not converged in maxiter steps
+    root[failed] = np.nan
+    return root, failed
+
+
+def _slopes(q, c1, f1, c2, f2, d):
+    """``_restricted_rate``'s ``slope`` for arrays: its four terms added in its order, each only where its
+    count is not 0 (adding 0 leaves a sum as it is)."""
+    with np.errstate(all="ignore"):
+        out = np.zeros(q.shape)
+        out = out + np.where(c1 != 0, c1 / (q + d), 0.0)
+        out = out - np.where(f1 != 0, f1 / (1.0 - q - d), 0.0)
+        out = out + np.where(c2 != 0, c2 / q, 0.0)
+        return out - np.where(f2 != 0, f2 / (1.0 - q), 0.0)
+
+
+def _restricted_rates(c1, n1, c2, n2, d):
+    """:func:`_restricted_rate` for arrays (the same floats); NaN where its ``brentq`` would raise."""
+    f1, f2 = n1 - c1, n2 - c2
+    low, high = np.maximum(0.0, -d), np.minimum(1.0, 1.0 - d)
+    tiny = 1e-13 * np.maximum(high - low, 1e-300)
+    a, b = low + tiny, high - tiny
+    out = np.where(high - low <= 2 * tiny, low, np.nan)
+    todo = np.isnan(out)
+    s_a = _slopes(a, c1, f1, c2, f2, d)
+    at_low = todo & ~(s_a > 0)
+    out[at_low] = low[at_low]
+    todo &= ~at_low
+    s_b = _slopes(b, c1, f1, c2, f2, d)
+    at_high = todo & ~(s_b < 0)
+    out[at_high] = high[at_high]
+    todo &= ~at_high
+    idx = np.flatnonzero(todo)
+    if idx.size:
+        args = tuple(v[idx] for v in (c1, f1, c2, f2, d))
+
+        def slope(x, sub):
+            return _slopes(x, *(v[sub] for v in args))
+
+        root, _ = _brentq_many(slope, a[idx], b[idx], s_a[idx], s_b[idx], xtol=1e-15, rtol=1e-15, maxiter=500)
+        out[idx] = root
+    return out
+
+
+def _diff_scores(c1, n1, c2, n2, d):
+    """:func:`diff_score` for arrays (the same floats); NaN where it would raise."""
+    numerator = c1 / n1 - c2 / n2 - d
+    out = np.zeros(numerator.shape)
+    idx = np.flatnonzero(numerator != 0)
+    if not idx.size:
+        return out
+    c1, n1, c2, n2, d, num = (v[idx] for v in (c1, n1, c2, n2, d, numerator))
+    with np.errstate(all="ignore"):
+        q = _restricted_rates(c1, n1, c2, n2, d)
+        p = np.minimum(np.maximum(q + d, 0.0), 1.0)
+        n = n1 + n2
+        variance = (p * (1 - p) / n1 + q * (1 - q) / n2) * n / (n - 1)
+        out[idx] = np.where(variance <= 0, np.copysign(np.inf, num), num / np.sqrt(variance))
+    return out
+
+
+def diff_score_intervals(count1, nobs1, count2, nobs2, alpha) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`diff_score_interval` for arrays of comparisons (``alpha`` one level or one per comparison):
+    the same two floats for each, from the same root finding run on all of them at once (:func:`_brentq_many`,
+    scipy's ``brentq`` step for step, around the restricted estimates of :func:`_restricted_rates`,
+    ``_restricted_rate``'s); a comparison where a step would fail is handed to :func:`diff_score_interval`
+    (which raises as it would have)."""
+    from scipy import stats
+
+    c1, n1, c2, n2, level = (np.ravel(v) for v in _floats(count1, nobs1, count2, nobs2, alpha))
+    k = c1.size
+    zs = {a: float(stats.norm.isf(a / 2)) for a in set(level.tolist())}
+    z = np.array([zs[a] for a in level.tolist()])
+    estimate = c1 / n1 - c2 / n2
+    # both bounds of every comparison as one set of problems: the lower (end -1) then the upper (end 1)
+    end = np.repeat([-1.0, 1.0], k)
+    target = np.concatenate([z, -z])
+    four = [np.concatenate([v, v]) for v in (c1, n1, c2, n2)]
+    est = np.concatenate([estimate, estimate])
+    inner = np.repeat([math.nextafter(-1.0, 0.0), math.nextafter(1.0, 0.0)], k)
+    at_inner = _diff_scores(*four, inner) - target
+    out = np.where((est == end) | (at_inner * -end <= 0), end, np.nan)
+    failed = np.isnan(out)
+    idx = np.flatnonzero(failed & ~np.isnan(at_inner) & (est != inner))
+    failed[idx] = False
+    if idx.size:
+        args = tuple(v[idx] for v in (*four, target))
+
+        def gap(x, sub):
+            return _diff_scores(*(v[sub] for v in args[:4]), x) - args[4][sub]
+
+        lower = end[idx] < 0  # brentq(gap, inner, estimate); the upper: brentq(gap, estimate, inner)
+        at_estimate = -target[idx]  # the score statistic is 0 at the estimate
+        xa, xb = np.where(lower, inner[idx], est[idx]), np.where(lower, est[idx], inner[idx])
+        fa, fb = np.where(lower, at_inner[idx], at_estimate), np.where(lower, at_estimate, at_inner[idx])
+        root, bad = _brentq_many(gap, xa, xb, fa, fb, xtol=1e-14, rtol=1e-13, maxiter=100)
+        out[idx] = root
+        failed[idx[bad]] = True
+    bounds = [out[:k], out[k:]]
+    failed = failed[:k] | failed[k:]
+    low, high = bounds
+    for i in np.flatnonzero(failed):
+        low[i], high[i] = diff_score_interval(float(c1[i]), float(n1[i]), float(c2[i]), float(n2[i]),
+                                              float(level[i]))  # fmt: skip
+    shape = np.shape(_floats(count1, nobs1, count2, nobs2, alpha)[0])
+    return low.reshape(shape), high.reshape(shape)

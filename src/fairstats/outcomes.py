@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from fairstats._proportions import STATSMODELS_ERRORS, diff_score_interval, score_test_or_reason, score_tests
+from fairstats._proportions import STATSMODELS_ERRORS, diff_score_intervals, score_test_or_reason, score_tests
 from fairstats._result import Result
 from fairstats._rows import METRIC_COEFFICIENTS, SCORE_METRICS, TwoGroupRows, two_group_rows
 from fairstats._small import MIN_EXPECTED, MIN_NORMAL, expected_reason, size_reason
@@ -292,6 +292,7 @@ def outcome_rows_many(
         if progress is not None:
             progress()
     _rate_tests(per_metric)
+    _rate_intervals(per_metric, 1 - confidence_level)
     for metrics in per_metric:
         for m, entry in metrics.items():
             if entry["reason"]:
@@ -417,7 +418,7 @@ def _comparison_metrics(
                     side = "cases" if n_least * pooled <= n_least * (1 - pooled) else "non-cases"
                     reason = expected_reason(n_least, least, f"{what} {side}", g_least)
                 if m != "fn_fp_ratio":  # the FN/FP ratio's difference is not the tested proportion's
-                    interval = diff_score_interval(count_a, nobs_a, count_b, nobs_b, 1 - confidence_level)
+                    interval = _PENDING  # :func:`_rate_intervals`, for all comparisons at once
             else:
                 empty = boot.group_a if not nobs_a > 0 else boot.group_b
                 reason = f"no case in the denominator of group {empty!r}"
@@ -429,6 +430,23 @@ def _comparison_metrics(
                   "statistic": stat, "pvalue": p, "alternative": alt, "how": how, "reason": reason,
                   "data": equivalence, "interval": interval}  # fmt: skip
     return out
+
+
+#: A rate's score interval still to be found (:func:`_rate_intervals`).
+_PENDING = ("pending",)
+
+
+def _rate_intervals(per_metric: list[dict[str, dict]], alpha: float) -> None:
+    """The Miettinen-Nurminen score interval of every comparison's rates that has one, at once
+    (:func:`fairstats._proportions.diff_score_intervals`: the floats of ``diff_score_interval``, one
+    comparison at a time); entries updated in place."""
+    entries = [e for metrics in per_metric for e in metrics.values() if e["interval"] is _PENDING]
+    if not entries:
+        return
+    four = [[e[k] for e in entries] for k in ("count_a", "nobs_a", "count_b", "nobs_b")]
+    low, high = diff_score_intervals(*four, alpha)
+    for e, lo, hi in zip(entries, low.tolist(), high.tolist(), strict=True):
+        e["interval"] = (lo, hi)
 
 
 def _rate_tests(per_metric: list[dict[str, dict]]) -> None:

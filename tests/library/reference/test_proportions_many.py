@@ -23,6 +23,7 @@ from fairstats._proportions import (
     _score_diff_statistic,
     diff_score,
     diff_score_interval,
+    diff_score_intervals,
     score_confints,
     score_tests,
     score_tosts,
@@ -139,3 +140,37 @@ def test_rate_equivalence_many_equals_one_comparison_at_a_time():
                 for name in RATE_EQUIVALENCE_COLUMNS:
                     assert many[name][i] == pytest.approx(getattr(one, name), nan_ok=True, rel=0, abs=0) \
                         if isinstance(many[name][i], float) else many[name][i] == getattr(one, name)
+
+
+def test_score_intervals_at_once_are_the_one_at_a_time_floats():
+    """diff_score_intervals (the audit's outcome rows, issue 37): every bound the same float as
+    diff_score_interval's, to the bit, on drawn comparisons with counts of 0 and of the whole group, one
+    level or one per comparison, and an array's shape kept."""
+    c1, n1, c2, n2 = _comparisons(600, 7)
+    c1[::11], c2[::13], c1[::17], c2[::19] = 0.0, n2[::13], n1[::17], 0.0
+    n1[::5] = n2[::5]  # groups of one size, large ones too
+    c1[::5] = np.minimum(c1[::5] * 37, n1[::5])
+    alpha = np.random.default_rng(8).choice([0.05, 0.1, 0.01, 0.05 / 7], 600)
+    low, high = diff_score_intervals(c1, n1, c2, n2, alpha)
+    diff_score_interval.cache_clear()
+    ref = np.array([diff_score_interval(float(c1[i]), float(n1[i]), float(c2[i]), float(n2[i]),
+                                        float(alpha[i])) for i in range(600)])  # fmt: skip
+    np.testing.assert_array_equal(low, ref[:, 0])
+    np.testing.assert_array_equal(high, ref[:, 1])
+    low, high = diff_score_intervals(c1[:6].reshape(2, 3), n1[:6].reshape(2, 3), c2[:6].reshape(2, 3),
+                                     n2[:6].reshape(2, 3), 0.05)  # fmt: skip
+    assert low.shape == high.shape == (2, 3)
+    assert (float(low[1, 2]), float(high[1, 2])) == diff_score_interval(c1[5], n1[5], c2[5], n2[5], 0.05)
+
+
+def test_score_confints_of_many_are_each_comparisons_own():
+    """score_confints finds both bounds of every comparison in one root finding (issue 37): each bound is
+    the float the comparison gets alone, to the bit (each element's iterations are its own)."""
+    c1, n1, c2, n2 = _comparisons(120, 11)
+    c1[::9], c2[::10] = 0.0, n2[::10]
+    alpha = np.random.default_rng(12).choice([0.1, 0.2], 120)
+    low, high = score_confints(c1, n1, c2, n2, alpha)
+    alone = np.array([[float(v[0]) for v in score_confints(c1[i:i + 1], n1[i:i + 1], c2[i:i + 1], n2[i:i + 1],
+                                                           alpha[i:i + 1])] for i in range(120)])  # fmt: skip
+    np.testing.assert_array_equal(low, alone[:, 0])
+    np.testing.assert_array_equal(high, alone[:, 1])
