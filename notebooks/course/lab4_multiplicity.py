@@ -198,5 +198,6 @@ check("4.6", answer_4_6, n=n_null, seed=seed, n_resamples=n_null_resamples, alph
 # ## What to take away
 #
 # Say what family of tests a verdict belongs to, and adjust for it. Holm and BH answer different questions;
-# the best subgroup of a search needs the adjustment *of the search*. The compendium's notebook
-# `compas_subgroup_search` runs the real search on COMPAS, with the same adjustment.
+# the best subgroup of a search needs the adjustment *of the search*. The compendium makes the real search on
+# COMPAS, with the same adjustment (module `compendium.paper_a.subgroup_search`, rule `search_compas_subgroups`);
+# the notebook `compas_subgroup_search` shows its tables and figures.
