@@ -286,3 +286,49 @@ def test_library_audit_shows_its_call_decision_rule_and_filters(compas_csv, tmp_
     )
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "`days_b_screening_arrest BETWEEN -30 AND 30` removed 1,234 rows" in md
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_save_pauses_the_collector_and_leaves_it_as_it_was(compas_csv, tmp_path, enabled):
+    """``save`` writes with the cyclic garbage collector off (issue 37: its collections walked every object of
+    the process while the figures were drawn) and gives it back as it found it, after a failure too."""
+    import gc
+
+    from fairstats.auditing import figures
+
+    result = fairstats.audit(pd.read_csv(compas_csv), group="sex", y_true="y_true", y_pred="y_pred",
+                             n_resamples=99)  # fmt: skip
+    seen = []
+    real = figures.report_figures
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    def fail(*args, **kwargs):
+        seen.append(gc.isenabled())
+        raise RuntimeError("a figure failed")
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(figures, "report_figures", spy)
+            result.save(tmp_path / "ok")
+            assert gc.isenabled() is enabled
+            mp.setattr(figures, "report_figures", fail)
+            with pytest.raises(RuntimeError, match="a figure failed"):
+                result.save(tmp_path / "failed")
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
+    assert seen == [False, False]
+    assert (tmp_path / "ok" / "report.html").is_file() and not (tmp_path / "failed").exists()
+
+
+def test_the_report_templates_are_compiled_once_per_process():
+    """A second save reuses the compiled templates (issue 37): one environment per kind."""
+    from fairstats.auditing.report import template_environment
+
+    assert template_environment("md") is template_environment("md")
+    assert template_environment("html") is template_environment("html")
+    assert template_environment("md") is not template_environment("html")

@@ -9,7 +9,7 @@ HTML: never interpreted as Markdown or HTML.
 from __future__ import annotations
 
 import re
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
@@ -112,7 +112,10 @@ def _own_file_name(name: str):
     return Markup(name)
 
 
+@lru_cache(maxsize=2)
 def template_environment(kind: str):
+    """The Jinja2 environment of the ``md`` or ``html`` reports, made once per process: its compiled
+    templates are kept, so a later save does not compile them again (issue 37)."""
     import jinja2
     from markupsafe import Markup, escape
 
