@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -394,6 +395,25 @@ def test_console_script_is_installed():
     assert exe is not None
     res = subprocess.run([exe, "audit", "--help"], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and "--favorable VALUE" in res.stdout
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_reader_gone_ends_the_printing_not_the_run(compas, tmp_path, json_flag):
+    """``fairstats audit ... | head`` with the reader gone before the summary is printed: the folder is
+    written, the exit status is the run's (3: a disparity, with --fail-on), and no error is reported (it
+    was "could not write OUT", exit 1)."""
+    where = str(Path(cli.__file__).resolve().parents[2])  # the fairstats this test imported, nothing else
+    env = {**os.environ, "PYTHONPATH": where, "MPLBACKEND": "Agg"}
+    out = tmp_path / "out"
+    argv = ["audit", str(compas), "--group", "race", *BASE, "--seed", "1", "--fail-on", "disparity",
+            *json_flag]
+    proc = subprocess.Popen([sys.executable, "-m", "fairstats", *argv, "--out", str(out)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc.stdout.close()  # the reader goes before the process has printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 3, err
+    assert "error" not in err
+    assert {"tests.csv", "report.html", MANIFEST} <= {p.name for p in out.iterdir()}
 
 
 def test_the_command_lines_own_process_freezes_the_collector_and_writes_the_same(compas, tmp_path, capsys,

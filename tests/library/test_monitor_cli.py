@@ -246,3 +246,23 @@ def test_the_monitor_reads_its_batches_through_the_audits_row_step(tmp_path, cap
     write_batches(tmp_path / "in", 1, start=2)
     assert main([str(tmp_path / "in"), *ARGS, "--state", str(state)]) == 2
     assert "where" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_a_reader_gone_ends_the_printing_not_the_run(tmp_path, json_flag):
+    """``fairstats monitor ... | head`` with the reader gone before anything is printed: the state is written
+    as by an uninterrupted run, the exit status is the run's (an alarm here), and nothing says it failed."""
+    write_batches(tmp_path / "in", 3)
+    state = tmp_path / "st"
+    args = [str(tmp_path / "in"), *ARGS, "--state", str(state), *json_flag]
+    where = str(Path(fairstats.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": where, "MPLBACKEND": "Agg"}
+    proc = subprocess.Popen([sys.executable, "-m", "fairstats", "monitor", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc.stdout.close()  # the reader goes before the process has printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == EXIT_ALARM, err
+    assert err == ""
+    whole = tmp_path / "whole"  # the same run in the same kind of process, its output read to the end
+    assert _run([*args[:-1 - len(json_flag)], str(whole), *json_flag]).wait(timeout=300) == EXIT_ALARM
+    assert snapshot(state) == snapshot(whole)

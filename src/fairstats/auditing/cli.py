@@ -244,7 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: Signals whose default action ends the process (and that a handler can catch), handled like SIGTERM: the
 #: work folder is removed and the run ends with 128 + the signal's number. SIGINT is Ctrl-C
-#: (KeyboardInterrupt); SIGPIPE is ignored by Python (a closed pipe is an OSError).
+#: (KeyboardInterrupt); SIGPIPE is ignored by Python (a closed pipe is an OSError, which ends only the
+#: printing of a summary: :func:`~fairstats.auditing.writing.print_out`).
 ENDING_SIGNALS = tuple(
     getattr(signal, name)
     for name in (
@@ -389,13 +390,16 @@ def _monitor(args: argparse.Namespace, command_line: str) -> int:  # noqa: ARG00
 
 
 def _print(shown: object) -> None:
-    """A summary text, or a ``--json`` dict, on standard output."""
+    """A summary text, or a ``--json`` dict, on standard output
+    (:func:`~fairstats.auditing.writing.print_out`)."""
+    from fairstats.auditing.writing import print_out
+
     if isinstance(shown, dict):
         import json
 
-        print(json.dumps(shown, indent=2, ensure_ascii=True, allow_nan=False))
+        print_out(json.dumps(shown, indent=2, ensure_ascii=True, allow_nan=False))
     else:
-        print(display_text_lines(str(shown)))
+        print_out(display_text_lines(str(shown)))
 
 
 def display_text_lines(text: str) -> str:

@@ -70,7 +70,7 @@ from fairstats.auditing.folder import (
     swap_into_place,
 )
 from fairstats.auditing.options import AuditOptions
-from fairstats.auditing.writing import file_sha256, one_line
+from fairstats.auditing.writing import file_sha256, one_line, print_out
 from fairstats.monitor import FairnessMonitor, MonitorStatus
 
 __all__ = ["MonitorError", "run_monitor"]
@@ -327,10 +327,9 @@ def run_monitor(
                    options.decision_rule.describe(),
                    "statuses": [_status_record(s) for f in frames for s in f.to_dict(orient="records")],
                    "alarm": bool(monitor.alarm), "has_disparity": bool(monitor.alarm)}  # fmt: skip
-        print(json_module.dumps(summary, indent=2, ensure_ascii=True, allow_nan=False), file=stream)
-    else:
-        for line in lines:
-            print(line, file=stream)
+        print_out(json_module.dumps(summary, indent=2, ensure_ascii=True, allow_nan=False), stream)
+    elif lines:
+        print_out("\n".join(lines), stream)
     return EXIT_DISPARITY if fail_on == "disparity" and monitor.alarm else EXIT_OK
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ __all__ = [
     "atomic_write_text",
     "file_sha256",
     "one_line",
+    "print_out",
     "save_figure",
     "set_style",
     "to_markdown",
@@ -39,6 +41,25 @@ QUALITATIVE = "colorblind"
 def one_line(message: object) -> str:
     """``message`` as text on one line (runs of whitespace, newlines included, become one space)."""
     return " ".join(str(message).split())
+
+
+def print_out(text: str, stream=None) -> None:
+    """Print ``text`` on ``stream`` (standard output by default) and flush it.
+
+    Every command prints after its output is written, so a reader that has gone (``fairstats audit ... |
+    head``, or a closed pipe) ends the printing, not the run: the exit status stays the run's, and standard
+    output is pointed at ``os.devnull`` so that the interpreter's last flush does not fail again (the recipe
+    of Python's documentation, module ``signal``, "Note on SIGPIPE")."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        print(text, file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        if stream is not sys.stdout:
+            raise
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
