@@ -152,15 +152,15 @@ def test_refusals_are_one_line_exit_2(tmp_path, capsys, setup, match):
     assert (snapshot(state) if state.exists() else None) == before
 
 
-def _run(args: list[str]) -> subprocess.Popen:
+def _run(args: list[str], *, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) -> subprocess.Popen:
     # the fairstats this test imported (the checkout's src/ or the installed wheel), nothing else
     where = str(Path(fairstats.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": where, "MPLBACKEND": "Agg"}
     return subprocess.Popen(
         [sys.executable, "-m", "fairstats", "monitor", *args],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
     )
 
 
@@ -255,10 +255,7 @@ def test_a_reader_gone_ends_the_printing_not_the_run(tmp_path, json_flag):
     write_batches(tmp_path / "in", 3)
     state = tmp_path / "st"
     args = [str(tmp_path / "in"), *ARGS, "--state", str(state), *json_flag]
-    where = str(Path(fairstats.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": where, "MPLBACKEND": "Agg"}
-    proc = subprocess.Popen([sys.executable, "-m", "fairstats", "monitor", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = _run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # the reader goes before the process has printed
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == EXIT_ALARM, err
